@@ -1,0 +1,22 @@
+import { bundle, loadConfig } from '@redocly/openapi-core';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import type { OpenAPIV3 } from 'openapi-types';
+
+/**
+ * Bundles the split source into one document: every file referenced from a path lands under the root
+ * `components` (Dredd and most generators want one self-contained file with named components).
+ */
+export async function bundleDocument(rootFile: string): Promise<OpenAPIV3.Document> {
+  const config = await loadConfig({});
+  const result = await bundle({ ref: rootFile, config, dereference: false });
+  const problems = result.problems.filter((p) => p.severity === 'error');
+  if (problems.length > 0) {
+    throw new Error(`bundling ${rootFile} failed:\n${problems.map((p) => `- ${p.message}`).join('\n')}`);
+  }
+  return result.bundle.parsed as OpenAPIV3.Document;
+}
+
+/** Validates against the OpenAPI 3.0 schema; swagger-parser mutates its input, so it gets a copy. */
+export async function validateDocument(doc: OpenAPIV3.Document): Promise<void> {
+  await SwaggerParser.validate(structuredClone(doc) as never);
+}

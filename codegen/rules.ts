@@ -1,0 +1,71 @@
+import type { OpenAPIV3 } from 'openapi-types';
+import { listOperations, resolveRef } from './operations.js';
+
+/** Verbs an operationId may start with (verbNoun, e.g. `listCompatEvents`). */
+const VERBS = [
+  'get', 'list', 'create', 'update', 'delete', 'cancel', 'preview', 'decrease', 'search', 'count',
+  'register', 'login', 'logout', 'place', 'send', 'check', 'close', 'resolve', 'start', 'renew',
+];
+const OPERATION_ID = new RegExp(`^(${VERBS.join('|')})[A-Z][A-Za-z0-9]*$`);
+
+/**
+ * The project's own contract rules, on top of OpenAPI validity. Each problem is one readable line.
+ * They keep the document usable by client generators and by Dredd, and the handler registry sound.
+ */
+export function findContractProblems(doc: OpenAPIV3.Document): string[] {
+  const problems: string[] = [];
+  const operations = listOperations(doc);
+  const byId = new Map<string, string[]>();
+  for (const op of operations) {
+    const where = `${op.method.toUpperCase()} ${op.path}`;
+    if (!op.operationId) {
+      problems.push(`${where}: has no operationId`);
+      continue;
+    }
+    byId.set(op.operationId, [...(byId.get(op.operationId) ?? []), where]);
+    if (!OPERATION_ID.test(op.operationId)) {
+      problems.push(`${where}: operationId '${op.operationId}' is not verbNoun (verbs: ${VERBS.join(', ')})`);
+    }
+    if (!op.operation.summary) problems.push(`${where}: has no summary`);
+    for (const [status, raw] of Object.entries(op.operation.responses ?? {})) {
+      const response = resolveRef(doc, raw);
+      const media = Object.values(response?.content ?? {});
+      if (media.length === 0 || media.some((m) => !m.schema)) {
+        problems.push(`${where}: response ${status} has no schema`);
+      }
+    }
+    for (const raw of [...(op.pathItem.parameters ?? []), ...(op.operation.parameters ?? [])]) {
+      const parameter = resolveRef(doc, raw);
+      if (parameter.required && parameter.example === undefined && parameter.examples === undefined) {
+        problems.push(`${where}: required parameter '${parameter.name}' has no example (Dredd builds requests from it)`);
+      }
+      const schema = parameter.schema ? resolveRef(doc, parameter.schema) : undefined;
+      if ((parameter as { 'x-clamp-maximum'?: unknown })['x-clamp-maximum'] !== undefined && schema?.maximum !== undefined) {
+        problems.push(`${where}: parameter '${parameter.name}' is clamped, so it must not declare maximum`);
+      }
+    }
+  }
+  for (const [operationId, places] of byId) {
+    if (places.length > 1) problems.push(`operationId '${operationId}' is used ${places.length} times: ${places.join(', ')}`);
+  }
+  for (const op of operations) {
+    if (op.handler !== op.operationId && !byId.has(op.handler)) {
+      problems.push(`${op.method.toUpperCase()} ${op.path}: x-handler '${op.handler}' names no operation`);
+    }
+  }
+  return problems;
+}
+
+/** Compares the handlers the document needs with those the code registers. */
+export function findHandlerProblems(needed: Iterable<string>, registered: Iterable<string>): string[] {
+  const neededSet = new Set(needed);
+  const registeredSet = new Set(registered);
+  const problems: string[] = [];
+  for (const name of neededSet) {
+    if (!registeredSet.has(name)) problems.push(`operation handler '${name}' is not implemented in src/handlers`);
+  }
+  for (const name of registeredSet) {
+    if (!neededSet.has(name)) problems.push(`handler '${name}' in src/handlers serves no operation of the document`);
+  }
+  return problems;
+}

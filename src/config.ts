@@ -1,0 +1,93 @@
+import { Decimal } from 'decimal.js';
+
+/** Settings read from the environment at start (README, "Environment"). */
+export interface Config {
+  port: number;
+  host: string;
+  /** Unset: an embedded PostgreSQL is started under `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  seed: 'demo' | 'none';
+  admin: { email: string; password: string } | undefined;
+  /** Dots granted to a new account, a decimal string. */
+  startingBalance: string;
+  tokenTtlSecs: number;
+  heartbeatTimeoutSecs: number;
+  heartbeatSweepIntervalSecs: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+/**
+ * The service is fee-free and fail-closed: any of these set to a non-zero value refuses to start, so that
+ * an operator never believes fees are charged when they are not.
+ */
+export const FEE_SETTINGS = [
+  'PLATFORM_MAKER_FEE_BPS',
+  'PLATFORM_TAKER_FEE_BPS',
+  'BUILDER_MAKER_FEE_BPS',
+  'BUILDER_TAKER_FEE_BPS',
+  'SIGNED_ORDER_FEE_BPS',
+] as const;
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^-?\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
+  }
+  return Number(raw);
+}
+
+function checkFeesAreZero(env: Env): void {
+  for (const name of FEE_SETTINGS) {
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === '') continue;
+    let isZero = false;
+    try {
+      isZero = new Decimal(raw).isZero();
+    } catch {
+      throw new ConfigError(`${name} must be 0 (the exchange is fee-free), got '${raw}'`);
+    }
+    if (!isZero) {
+      throw new ConfigError(`${name}=${raw} is refused: the exchange runs a fee-free profile and every fee must be 0`);
+    }
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  checkFeesAreZero(env);
+  const seed = env.SEED?.trim() || 'demo';
+  if (seed !== 'demo' && seed !== 'none') throw new ConfigError(`SEED must be 'demo' or 'none', got '${seed}'`);
+
+  const startingBalance = env.STARTING_BALANCE?.trim() || '1000';
+  if (!/^\d+(\.\d{1,8})?$/.test(startingBalance)) {
+    throw new ConfigError(`STARTING_BALANCE must be a non-negative decimal with at most 8 places, got '${startingBalance}'`);
+  }
+
+  const adminEmail = env.ADMIN_EMAIL?.trim();
+  const adminPassword = env.ADMIN_PASSWORD;
+  if (Boolean(adminEmail) !== Boolean(adminPassword)) {
+    throw new ConfigError('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
+  }
+  if (adminPassword !== undefined && adminPassword.length < 8) {
+    throw new ConfigError('ADMIN_PASSWORD must have at least 8 characters');
+  }
+
+  return {
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST?.trim() || '127.0.0.1',
+    databaseUrl: env.DATABASE_URL?.trim() || undefined,
+    dataDir: env.DATA_DIR?.trim() || './.data',
+    seed,
+    admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword } : undefined,
+    startingBalance,
+    tokenTtlSecs: integer(env, 'TOKEN_TTL_SECS', 30 * 24 * 3600, 60, 365 * 24 * 3600),
+    heartbeatTimeoutSecs: integer(env, 'ORDER_HEARTBEAT_TIMEOUT_SECS', 15, 1, 3600),
+    heartbeatSweepIntervalSecs: integer(env, 'ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS', 1, 0, 3600),
+    logLevel: env.LOG_LEVEL?.trim() || 'info',
+  };
+}

@@ -1,0 +1,31 @@
+import type { Knex } from 'knex';
+import { migrations } from './migrations/index.js';
+
+/** Any fixed number: the advisory lock that lets several instances start against one database at once. */
+const MIGRATION_LOCK_KEY = 7_300_451_001;
+
+const source: Knex.MigrationSource<string> = {
+  getMigrations: async () => migrations.map((m) => m.name),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => {
+    const found = migrations.find((m) => m.name === name);
+    if (!found) throw new Error(`unknown migration ${name}`);
+    return found.migration;
+  },
+};
+
+/** Brings the schema up to date. Instances starting together wait for each other on an advisory lock. */
+export async function migrateLatest(db: Knex): Promise<string[]> {
+  const connection = await db.client.acquireConnection();
+  try {
+    await connection.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
+      return applied;
+    } finally {
+      await connection.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+}

@@ -1,0 +1,80 @@
+import type { Queryable } from '../knex.js';
+import type { Role, UserRow, UserWithBalanceRow } from '../rows.js';
+
+const EXACT_CREATED_AT = `to_char(users.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+export async function insertUser(
+  db: Queryable,
+  user: { email: string; username: string; name: string; passwordHash: string; role: Role },
+): Promise<UserRow> {
+  const [row] = await db<UserRow>('users')
+    .insert({ email: user.email, username: user.username, name: user.name, password_hash: user.passwordHash, role: user.role })
+    .returning('*');
+  return row as UserRow;
+}
+
+export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
+  return db<UserRow>('users').whereRaw('lower(email) = lower(?)', [email]).first();
+}
+
+export async function isUsernameTaken(db: Queryable, username: string): Promise<boolean> {
+  const row = await db('users').whereRaw('lower(username) = lower(?)', [username]).first('id');
+  return row !== undefined;
+}
+
+export async function updateUserCredentials(
+  db: Queryable,
+  id: string,
+  changes: { passwordHash: string; role: Role },
+): Promise<UserRow> {
+  const [row] = await db<UserRow>('users')
+    .where({ id })
+    .update({ password_hash: changes.passwordHash, role: changes.role, updated_at: db.fn.now() })
+    .returning('*');
+  return row as UserRow;
+}
+
+/** Opens the account's balance with a grant, and records the grant in the ledger. */
+export async function grantOpeningBalance(db: Queryable, userId: string, amount: string): Promise<void> {
+  await db('balances').insert({ user_id: userId, cash: amount, reserved: 0 });
+  await db('ledger_entries').insert({ user_id: userId, amount, kind: 'grant', reference: 'opening balance' });
+}
+
+export async function insertSession(db: Queryable, session: { userId: string; tokenHash: Buffer; expiresAt: Date }): Promise<void> {
+  await db('sessions').insert({ user_id: session.userId, token_hash: session.tokenHash, expires_at: session.expiresAt });
+}
+
+/** The user of a session that is neither revoked nor expired. */
+export async function findUserBySessionToken(db: Queryable, tokenHash: Buffer): Promise<UserRow | undefined> {
+  return db<UserRow>('sessions')
+    .join('users', 'users.id', 'sessions.user_id')
+    .where('sessions.token_hash', tokenHash)
+    .whereNull('sessions.revoked_at')
+    .where('sessions.expires_at', '>', db.fn.now())
+    .first('users.*');
+}
+
+/** Returns whether a live session was revoked. */
+export async function revokeSession(db: Queryable, tokenHash: Buffer): Promise<boolean> {
+  const count = await db('sessions').where({ token_hash: tokenHash }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+  return count > 0;
+}
+
+/** Newest first; `after` is the (created_at, id) of the last row of the previous page. */
+export async function listUsersWithBalances(
+  db: Queryable,
+  query: { limit: number; role?: Role; after?: { createdAt: string; id: string } },
+): Promise<UserWithBalanceRow[]> {
+  const q = db<UserWithBalanceRow>('users')
+    .join('balances', 'balances.user_id', 'users.id')
+    // The position key keeps microseconds, which a JavaScript Date would lose.
+    .select('users.*', 'balances.cash', 'balances.reserved', db.raw(`${EXACT_CREATED_AT} as position_created_at`))
+    .orderBy([
+      { column: 'users.created_at', order: 'desc' },
+      { column: 'users.id', order: 'desc' },
+    ])
+    .limit(query.limit);
+  if (query.role) q.where('users.role', query.role);
+  if (query.after) q.whereRaw('(users.created_at, users.id) < (?::timestamptz, ?::uuid)', [query.after.createdAt, query.after.id]);
+  return q;
+}

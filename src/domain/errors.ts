@@ -1,0 +1,34 @@
+/**
+ * Failures the domain reports. The HTTP layer maps each code to a status and the error envelope;
+ * the domain itself knows nothing of HTTP.
+ */
+export type DomainErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'unprocessable';
+
+export interface ErrorDetail {
+  location?: 'path' | 'query' | 'header' | 'body';
+  path?: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const invalid = (message: string, details?: ErrorDetail[]) => new DomainError('invalid_request', message, details);
+export const notFound = (message = 'not found') => new DomainError('not_found', message);
+export const conflict = (message: string) => new DomainError('conflict', message);
+export const unauthorized = (message = 'missing or invalid bearer token') => new DomainError('unauthorized', message);
+export const forbidden = (message: string) => new DomainError('forbidden', message);

@@ -1,0 +1,32 @@
+import type { Account } from '../domain/accounts/service.js';
+import type { components } from '../generated/api-types.js';
+import type { Handler } from '../http/types.js';
+
+/** The account as the API shows it to its owner (specification 2.11). */
+export const presentUser = (account: Account): components['schemas']['User'] => ({
+  id: account.id,
+  email: account.email,
+  name: account.name,
+  username: account.username,
+  role: account.role,
+});
+
+export const registerAccount: Handler<'registerAccount'> = async ({ body }, { services }) => {
+  const { token, account } = await services.accounts.register(body);
+  return { status: 201, body: { token, user: presentUser(account) } };
+};
+
+export const loginAccount: Handler<'loginAccount'> = async ({ body }, { services }) => {
+  const { token, account } = await services.accounts.login(body.email, body.password);
+  return { status: 200, body: { token, user: presentUser(account) } };
+};
+
+export const getCurrentAccount: Handler<'getCurrentAccount'> = async ({ account }) => ({
+  status: 200,
+  body: { user: presentUser(account!) },
+});
+
+export const logoutAccount: Handler<'logoutAccount'> = async ({ token }, { services }) => {
+  await services.accounts.logout(token!);
+  return { status: 200, body: { status: 'logged_out' } };
+};

@@ -1,0 +1,33 @@
+import type { Handler } from '../http/types.js';
+
+export const getHealth: Handler<'getHealth'> = async (_request, { services }) =>
+  (await services.system.isDatabaseUp())
+    ? { status: 200, body: { status: 'ok', database: 'ok' } }
+    : { status: 503, body: { error: { code: 'unavailable', message: 'database unavailable' } } };
+
+export const getOpenApiDocument: Handler<'getOpenApiDocument'> = async (_request, { services }) => ({
+  status: 200,
+  body: services.document as { openapi: string; info: Record<string, never>; paths: Record<string, never> },
+});
+
+/** Swagger UI, its assets served by the service itself from the swagger-ui-dist package. */
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Dots Exchange API</title>
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/assets/docs-init.js"></script>
+</body>
+</html>
+`;
+
+export const getApiDocs: Handler<'getApiDocs'> = async () => ({
+  status: 200,
+  body: DOCS_PAGE,
+  headers: { 'Content-Type': 'text/html' },
+});

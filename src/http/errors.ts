@@ -1,0 +1,47 @@
+import type { Context } from 'koa';
+import { DomainError, type ErrorDetail } from '../domain/errors.js';
+
+export const STATUS_BY_CODE = {
+  invalid_request: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof STATUS_BY_CODE;
+
+export function sendError(ctx: Context, code: ErrorCode, message: string, details?: ErrorDetail[]): void {
+  ctx.status = STATUS_BY_CODE[code];
+  ctx.body = { error: details && details.length > 0 ? { code, message, details } : { code, message } };
+}
+
+/** Errors thrown by Koa middleware (body parser) carry an HTTP status; map the expected ones. */
+function fromHttpError(error: { status?: number; type?: string; message?: string }): [ErrorCode, string] | undefined {
+  if (error.status === 413) return ['payload_too_large', 'request body too large (limit 512 KiB)'];
+  if (error.status === 415) return ['invalid_request', 'request body must be application/json'];
+  if (error.status === 400) return ['invalid_json', `request body is not valid JSON`];
+  return undefined;
+}
+
+/** Turns anything thrown below into the error envelope; unexpected errors are logged and answered 500. */
+export function presentError(ctx: Context, error: unknown): 'expected' | 'unexpected' {
+  if (error instanceof DomainError) {
+    sendError(ctx, error.code, error.message, error.details);
+    return 'expected';
+  }
+  const mapped = error && typeof error === 'object' ? fromHttpError(error as never) : undefined;
+  if (mapped) {
+    sendError(ctx, mapped[0], mapped[1]);
+    return 'expected';
+  }
+  sendError(ctx, 'internal', 'internal error');
+  return 'unexpected';
+}

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Middleware } from 'koa';
+import type { Logger } from '../logger.js';
+import { presentError } from './errors.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Outermost layer: request id, error envelope for anything thrown below, exact JSON content type, one
+ * access-log line per request (never headers or bodies, so no credential is ever logged).
+ */
+export function requestLifecycle(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const incoming = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } catch (error) {
+      if (presentError(ctx, error) === 'unexpected') logger.error({ err: error, requestId }, 'request failed');
+    }
+    // JSON carries no charset parameter (RFC 8259); contract tools compare the media type exactly.
+    if (ctx.response.type === 'application/json') ctx.set('Content-Type', 'application/json');
+    if (logger.isLevelEnabled('info')) {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 }, 'request');
+    }
+  };
+}
+
+const require = createRequire(import.meta.url);
+const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+const DOCS_ASSETS: Record<string, { file?: string; text?: string; type: string }> = {
+  'swagger-ui.css': { file: 'swagger-ui.css', type: 'text/css' },
+  'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'application/javascript' },
+  'docs-init.js': {
+    text: "window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });\n",
+    type: 'application/javascript',
+  },
+};
+
+/** The static files of the /docs page, from the swagger-ui-dist package (no CDN). */
+export function docsAssets(): Middleware {
+  const cache = new Map<string, string | Buffer>();
+  return async (ctx, next) => {
+    if (ctx.method !== 'GET' || !ctx.path.startsWith('/docs/assets/')) return next();
+    const name = ctx.path.slice('/docs/assets/'.length);
+    const asset = Object.hasOwn(DOCS_ASSETS, name) ? DOCS_ASSETS[name] : undefined;
+    if (!asset) return next();
+    if (!cache.has(name)) cache.set(name, asset.text ?? (await readFile(path.join(SWAGGER_UI_DIR, asset.file!))));
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.type = asset.type;
+    ctx.body = cache.get(name);
+  };
+}

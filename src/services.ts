@@ -1,0 +1,20 @@
+import type { Config } from './config.js';
+import type { Db } from './db/knex.js';
+import { AccountService } from './domain/accounts/service.js';
+import { SystemService } from './domain/system/service.js';
+
+/** The domain services handlers call; one set per process. */
+export interface Services {
+  accounts: AccountService;
+  system: SystemService;
+  /** The bundled OpenAPI document, served at /openapi.json. */
+  document: object;
+}
+
+export function createServices(db: Db, config: Config, document: object): Services {
+  return {
+    accounts: new AccountService(db, { startingBalance: config.startingBalance, tokenTtlSecs: config.tokenTtlSecs }),
+    system: new SystemService(db),
+    document,
+  };
+}
