@@ -96,7 +96,7 @@ export class AccountService {
   }
 
   async listAccounts(query: { limit: number; cursor?: string; role?: Role }): Promise<{ accounts: AccountWithBalance[]; cursor: string | null }> {
-    const after = query.cursor ? decodeCursor('accounts', query.cursor, 2) : undefined;
+    const after = query.cursor ? decodeCursor('accounts', query.cursor, ['timestamp', 'uuid']) : undefined;
     const rows = await accounts.listUsersWithBalances(this.db, {
       limit: query.limit + 1,
       role: query.role,

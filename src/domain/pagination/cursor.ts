@@ -9,11 +9,21 @@ const VERSION = 1;
 
 type Key = ReadonlyArray<string | number>;
 
+/** What each part of a cursor's key must look like: checked before the key reaches a query. */
+export type KeyPart = 'text' | 'integer' | 'timestamp' | 'uuid';
+
+const PART_CHECKS: Record<KeyPart, (value: unknown) => boolean> = {
+  text: (value) => typeof value === 'string' && value.length <= 512,
+  integer: (value) => Number.isSafeInteger(value),
+  timestamp: (value) => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/.test(value) && !Number.isNaN(Date.parse(value)),
+  uuid: (value) => typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value),
+};
+
 export function encodeCursor(collection: string, key: Key): string {
   return Buffer.from(JSON.stringify({ v: VERSION, c: collection, k: key }), 'utf8').toString('base64url');
 }
 
-export function decodeCursor(collection: string, cursor: string, arity: number): Array<string | number> {
+export function decodeCursor(collection: string, cursor: string, shape: readonly KeyPart[]): Array<string | number> {
   const malformed = invalid(`cursor is not a cursor of this collection; pass back the cursor of the previous page verbatim`, [
     { location: 'query', path: 'cursor', message: 'malformed cursor' },
   ]);
@@ -29,8 +39,8 @@ export function decodeCursor(collection: string, cursor: string, arity: number):
     v !== VERSION ||
     c !== collection ||
     !Array.isArray(k) ||
-    k.length !== arity ||
-    !k.every((part) => typeof part === 'string' || (typeof part === 'number' && Number.isFinite(part)))
+    k.length !== shape.length ||
+    !shape.every((part, i) => PART_CHECKS[part](k[i]))
   ) {
     throw malformed;
   }

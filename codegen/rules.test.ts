@@ -1,0 +1,92 @@
+import type { OpenAPIV3 } from 'openapi-types';
+import { describe, expect, it } from 'vitest';
+import { listOperations } from './operations.js';
+import { findContractProblems, findHandlerProblems } from './rules.js';
+
+const ok = { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } };
+
+function doc(paths: Record<string, Record<string, unknown>>): OpenAPIV3.Document {
+  return { openapi: '3.0.3', info: { title: 't', version: '1' }, paths } as unknown as OpenAPIV3.Document;
+}
+
+describe('findContractProblems', () => {
+  it('accepts a sound document', () => {
+    expect(findContractProblems(doc({ '/a': { get: { operationId: 'listThings', summary: 's', responses: { 200: ok } } } }))).toEqual([]);
+  });
+
+  it('refuses a duplicated operationId, naming both places', () => {
+    const problems = findContractProblems(
+      doc({
+        '/a': { get: { operationId: 'listThings', summary: 's', responses: { 200: ok } } },
+        '/b': { get: { operationId: 'listThings', summary: 's', responses: { 200: ok } } },
+      }),
+    );
+    expect(problems).toEqual(["operationId 'listThings' is used 2 times: GET /a, GET /b"]);
+  });
+
+  it('refuses a response without a schema, a missing summary, and an operationId that is not verbNoun', () => {
+    const problems = findContractProblems(doc({ '/a': { get: { operationId: 'things', responses: { 200: { description: 'no body' } } } } }));
+    expect(problems).toEqual([
+      "GET /a: operationId 'things' is not verbNoun (verbs: get, list, create, update, delete, cancel, preview, decrease, search, count, register, login, logout, place, send, check, close, resolve, start, renew)",
+      'GET /a: has no summary',
+      'GET /a: response 200 has no schema',
+    ]);
+  });
+
+  it('refuses a required parameter without an example, a clamped parameter with a maximum, and an alias of nothing', () => {
+    const problems = findContractProblems(
+      doc({
+        '/a/{id}': {
+          get: {
+            operationId: 'getThing',
+            summary: 's',
+            'x-handler': 'getMissing',
+            parameters: [
+              { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+              { name: 'limit', in: 'query', schema: { type: 'integer', maximum: 100 }, 'x-clamp-maximum': 100 },
+            ],
+            responses: { 200: ok },
+          },
+        },
+      }),
+    );
+    expect(problems).toEqual([
+      "GET /a/{id}: required parameter 'id' has no example (Dredd builds requests from it)",
+      "GET /a/{id}: parameter 'limit' is clamped, so it must not declare maximum",
+      "GET /a/{id}: x-handler 'getMissing' names no operation",
+    ]);
+  });
+});
+
+describe('listOperations', () => {
+  it('reads the handler, the role and the clamped parameters', () => {
+    const [alias, canonical] = listOperations(
+      doc({
+        '/compat/things': { get: { operationId: 'listCompatThings', 'x-handler': 'listThings', responses: {} } },
+        '/things': {
+          get: {
+            operationId: 'listThings',
+            'x-required-role': 'ADMIN',
+            parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer' }, 'x-clamp-maximum': 100 }],
+            responses: {},
+          },
+        },
+      }),
+    );
+    expect(alias).toMatchObject({ operationId: 'listCompatThings', handler: 'listThings', clampMaxima: {} });
+    expect(canonical).toMatchObject({ operationId: 'listThings', handler: 'listThings', requiredRole: 'ADMIN', clampMaxima: { limit: 100 } });
+  });
+});
+
+describe('findHandlerProblems', () => {
+  it('names a missing handler and a handler with no operation', () => {
+    expect(findHandlerProblems(['listThings', 'getThing'], ['listThings', 'deleteThing'])).toEqual([
+      "operation handler 'getThing' is not implemented in src/handlers",
+      "handler 'deleteThing' in src/handlers serves no operation of the document",
+    ]);
+  });
+
+  it('accepts aliases sharing one handler', () => {
+    expect(findHandlerProblems(['listThings', 'listThings'], ['listThings'])).toEqual([]);
+  });
+});
