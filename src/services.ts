@@ -1,12 +1,14 @@
 import type { Config } from './config.js';
 import type { Db } from './db/knex.js';
 import { AccountService } from './domain/accounts/service.js';
+import { CatalogueAdminService } from './domain/catalogue/admin.js';
 import { SystemService } from './domain/system/service.js';
 
 /** The domain services handlers call; one set per process. */
 export interface Services {
   accounts: AccountService;
   system: SystemService;
+  catalogueAdmin: CatalogueAdminService;
   /** The bundled OpenAPI document, served at /openapi.json. */
   document: object;
 }
@@ -15,6 +17,7 @@ export function createServices(db: Db, config: Config, document: object): Servic
   return {
     accounts: new AccountService(db, { startingBalance: config.startingBalance, tokenTtlSecs: config.tokenTtlSecs }),
     system: new SystemService(db),
+    catalogueAdmin: new CatalogueAdminService(db),
     document,
   };
 }

@@ -1,6 +1,7 @@
 import type { HandlerRegistry } from '../http/types.js';
 import * as admin from './admin.js';
 import * as auth from './auth.js';
+import * as catalogueAdmin from './catalogue-admin.js';
 import * as system from './system.js';
 
 /** Every operation implementation, by the name the document's operationId or `x-handler` gives it. */
@@ -13,4 +14,10 @@ export const handlers: HandlerRegistry = {
   getCurrentAccount: auth.getCurrentAccount,
   logoutAccount: auth.logoutAccount,
   listAdminAccounts: admin.listAdminAccounts,
+  createAdminTag: catalogueAdmin.createAdminTag,
+  createAdminSeries: catalogueAdmin.createAdminSeries,
+  createAdminEvent: catalogueAdmin.createAdminEvent,
+  createAdminMarket: catalogueAdmin.createAdminMarket,
+  closeAdminMarket: catalogueAdmin.closeAdminMarket,
+  resolveAdminMarket: catalogueAdmin.resolveAdminMarket,
 };

@@ -106,7 +106,7 @@ describe('login', () => {
 
 describe('tokens', () => {
   it('refuses a missing, malformed or unknown token with 401', async () => {
-    for (const headers of [{}, { authorization: 'Bearer' }, { authorization: 'Basic abc' }, { authorization: 'Bearer dots_unknown' }, { authorization: `Bearer ${'x'.repeat(600)}` }]) {
+    for (const headers of <Record<string, string>[]>[{}, { authorization: 'Bearer' }, { authorization: 'Basic abc' }, { authorization: 'Bearer dots_unknown' }, { authorization: `Bearer ${'x'.repeat(600)}` }]) {
       const response = await api.get('/api/auth/me', { headers });
       expect(response.status).toBe(401);
       expect(response.body.error.code).toBe('unauthorized');

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as m0001 from './0001_create_accounts.js';
+import * as m0002 from './0002_create_catalogue.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -7,4 +8,5 @@ import * as m0001 from './0001_create_accounts.js';
  */
 export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
   { name: '0001_create_accounts', migration: m0001 },
+  { name: '0002_create_catalogue', migration: m0002 },
 ];
