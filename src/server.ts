@@ -8,6 +8,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { createDb, type Db } from './db/knex.js';
 import { migrateLatest } from './db/migrate.js';
 import type { Logger } from './logger.js';
+import { seedDemo } from './domain/demo/seed.js';
 import { createServices, type Services } from './services.js';
 
 export const DOCUMENT_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../openapi/dist/openapi.json');
@@ -36,6 +37,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     const document = JSON.parse(await readFile(DOCUMENT_PATH, 'utf8')) as object;
     const services = createServices(db, config, document);
+    if (config.seed === 'demo' && (await seedDemo(db, services.accounts))) logger.info('demo catalogue and accounts seeded');
     if (config.admin) await services.accounts.ensureAdmin(config.admin.email, config.admin.password);
     const app = await createApp({ services, logger });
     const server = app.listen(config.port, config.host);
