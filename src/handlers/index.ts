@@ -3,6 +3,7 @@ import * as admin from './admin.js';
 import * as auth from './auth.js';
 import * as catalogueAdmin from './catalogue-admin.js';
 import * as system from './system.js';
+// --- catalogue imports ---
 
 /** Every operation implementation, by the name the document's operationId or `x-handler` gives it. */
 export const handlers: HandlerRegistry = {
@@ -20,4 +21,7 @@ export const handlers: HandlerRegistry = {
   createAdminMarket: catalogueAdmin.createAdminMarket,
   closeAdminMarket: catalogueAdmin.closeAdminMarket,
   resolveAdminMarket: catalogueAdmin.resolveAdminMarket,
+  // --- native catalogue ---
+  // --- compatibility events ---
+  // --- compatibility series, tags and search ---
 };
