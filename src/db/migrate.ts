@@ -29,3 +29,8 @@ export async function migrateLatest(db: Knex): Promise<string[]> {
     await db.client.releaseConnection(connection);
   }
 }
+
+/** Undoes every migration, newest first (tests use it to prove each `down` works). */
+export async function rollbackAll(db: Knex): Promise<void> {
+  await db.migrate.rollback({ migrationSource: source }, true);
+}

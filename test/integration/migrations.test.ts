@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createDb, type Db } from '../../src/db/knex.js';
+import { migrateLatest, rollbackAll } from '../../src/db/migrate.js';
+import { migrations } from '../../src/db/migrations/index.js';
+
+const { serverUrl } = inject('testDatabase');
+const opened: Db[] = [];
+
+async function emptyDatabase(): Promise<string> {
+  const name = `dots_migrate_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+function open(url: string): Db {
+  const db = createDb(url, 3);
+  opened.push(db);
+  return db;
+}
+
+afterAll(async () => {
+  for (const db of opened) await db.destroy();
+});
+
+describe('migrations', () => {
+  it('apply once when several instances start together', async () => {
+    const url = await emptyDatabase();
+    const results = await Promise.all([migrateLatest(open(url)), migrateLatest(open(url)), migrateLatest(open(url))]);
+    expect(results.flat().sort()).toEqual(migrations.map((m) => m.name).sort());
+    expect(await migrateLatest(open(url))).toEqual([]);
+  });
+
+  it('roll back completely and apply again', async () => {
+    const db = open(await emptyDatabase());
+    await migrateLatest(db);
+    await rollbackAll(db);
+    const tables = await db.raw("select count(*)::int as n from information_schema.tables where table_schema = 'public' and table_name not like 'knex_%'");
+    expect(tables.rows[0].n).toBe(0);
+    expect(await migrateLatest(db)).toEqual(migrations.map((m) => m.name));
+  });
+});
