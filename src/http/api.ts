@@ -2,45 +2,20 @@ import { createRequire } from 'node:module';
 import type { Context as KoaContext, Middleware } from 'koa';
 import { OpenAPIBackend, type Context, type Document } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
-import { operationTable, type OperationEntry } from '../generated/operations.js';
+import { operationTable } from '../generated/operations.js';
 import type { Account } from '../domain/accounts/service.js';
-import { forbidden, invalid, type ErrorDetail } from '../domain/errors.js';
+import { forbidden, invalid } from '../domain/errors.js';
 import type { Services } from '../services.js';
+import { handlers as defaultHandlers } from '../handlers/index.js';
 import { sendError } from './errors.js';
-import { CompiledRouter } from './router.js';
-import type { ApiRequest, HandlerRegistry } from './types.js';
+import { describeValidationErrors } from './validation-errors.js';
+import { CompiledRouter, CompiledValidator, PathParameterEncodingError } from './router.js';
+import type { ApiRequest, HandlerDeps } from './types.js';
 
 const require = createRequire(import.meta.url);
 
 /** Compiled by codegen from the same document (see codegen/validators.ts). */
-const precompiledValidators = require('../generated/request-validators.cjs') as Record<string, unknown[]>;
-
-const LOCATIONS: Record<string, ErrorDetail['location']> = { query: 'query', path: 'path', header: 'header', requestBody: 'body' };
-const LOCATION_NAMES = { query: 'query parameter', path: 'path parameter', header: 'header', body: 'request body' } as const;
-
-/** Ajv's errors as the envelope's details, the first one as the message: "query parameter 'limit' must be integer". */
-export function describeValidationErrors(errors: ErrorObject[]): { message: string; details: ErrorDetail[] } {
-  const details = errors.map((error): ErrorDetail => {
-    const [, head = '', ...rest] = error.instancePath.split('/');
-    const location = LOCATIONS[head];
-    const missing = (error.params as { missingProperty?: string }).missingProperty;
-    if (location && location !== 'body') {
-      const name = rest[0] ?? missing ?? '';
-      return { location, path: name, message: `${LOCATION_NAMES[location]} '${name}' ${missing && !rest[0] ? 'is required' : (error.message ?? 'is invalid')}` };
-    }
-    if (location === 'body' || error.instancePath === '' && missing === 'requestBody') {
-      const pointer = `/${rest.join('/')}`;
-      const subject = pointer === '/' ? LOCATION_NAMES.body : `${LOCATION_NAMES.body} field '${rest.join('.')}'`;
-      const text = missing === 'requestBody' ? 'is required' : (error.message ?? 'is invalid');
-      const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
-      const extra = (error.params as { additionalProperty?: string }).additionalProperty;
-      const suffix = allowed ? `: ${allowed.join(', ')}` : extra ? `: '${extra}'` : '';
-      return { location: 'body', path: pointer, message: `${subject} ${text}${suffix}` };
-    }
-    return { message: error.message ?? 'invalid request' };
-  });
-  return { message: details[0]?.message ?? 'invalid request', details };
-}
+const precompiledValidators = require('../generated/request-validators.cjs') as Readonly<Record<string, readonly unknown[]>>;
 
 function bearerToken(header: unknown): string | undefined {
   if (typeof header !== 'string') return undefined;
@@ -48,7 +23,7 @@ function bearerToken(header: unknown): string | undefined {
   return match?.[1];
 }
 
-function clampQuery(query: Record<string, unknown>, maxima: OperationEntry['clampMaxima']): Record<string, unknown> {
+function clampQuery(query: Record<string, unknown>, maxima: DispatchEntry['clampMaxima']): Record<string, unknown> {
   for (const [name, maximum] of Object.entries(maxima)) {
     const value = query[name];
     if (typeof value === 'number' && value > maximum) query[name] = maximum;
@@ -56,41 +31,88 @@ function clampQuery(query: Record<string, unknown>, maxima: OperationEntry['clam
   return query;
 }
 
-function decodePathParams(params: Record<string, string>): Record<string, string> {
-  const decoded: Record<string, string> = {};
-  for (const [name, value] of Object.entries(params)) {
-    try {
-      decoded[name] = decodeURIComponent(value);
-    } catch {
-      throw invalid(`path parameter '${name}' is not validly percent-encoded`, [{ location: 'path', path: name, message: 'bad percent-encoding' }]);
-    }
-  }
-  return decoded;
+/** One row of the operation table codegen emits (src/generated/operations.ts), by operationId. */
+export interface DispatchEntry {
+  readonly handler: string;
+  readonly requiredRole?: string;
+  readonly clampMaxima: Readonly<Record<string, number>>;
+}
+
+/** What an operation implementation looks like to the dispatcher (HandlerRegistry's entries, untyped). */
+export type OperationImplementation = (
+  request: ApiRequest<never>,
+  deps: HandlerDeps,
+) => Promise<{ status: number | string; body: unknown; headers?: Record<string, string> }>;
+
+export interface ApiMiddlewareOptions {
+  services: Services;
+  /** The bundled OpenAPI document; by default the one the service serves (`services.document`). */
+  document?: object;
+  /** operationId -> handler name, role, clamps; by default the generated table. */
+  operations?: Readonly<Record<string, DispatchEntry>>;
+  /** operationId -> openapi-backend's request validators as compiled ahead of time; by default the generated ones. */
+  validators?: Readonly<Record<string, readonly unknown[]>>;
+  /** handler name -> implementation; by default src/handlers. */
+  handlers?: Readonly<Record<string, OperationImplementation>>;
 }
 
 /**
  * The OpenAPI dispatcher: openapi-backend matches the route (through the compiled router), authenticates,
  * validates and coerces the request with the precompiled validators, then calls the operation's handler.
+ *
+ * The service (src/app.ts) and the dispatch benchmark (bench/dispatch.ts) both build it here; the benchmark
+ * passes a padded document with its own operation table, validators (emitted by codegen/validators.ts) and
+ * handlers. Nothing is compiled at start or on a first request: routing is compiled once by CompiledRouter
+ * and every operation must come with its precompiled validators, or creation fails (run `npm run codegen`).
  */
-export async function createApiMiddleware(options: {
-  document: object;
-  handlers: HandlerRegistry;
-  services: Services;
-}): Promise<Middleware> {
-  const { handlers, services } = options;
+export async function createApiMiddleware(options: ApiMiddlewareOptions): Promise<Middleware> {
+  const { services } = options;
+  const document = options.document ?? services.document;
+  const operations = options.operations ?? (operationTable as Readonly<Record<string, DispatchEntry>>);
+  const validators = options.validators ?? precompiledValidators;
+  const implementations: Readonly<Record<string, OperationImplementation>> = options.handlers ?? defaultHandlers;
+
   const api = new OpenAPIBackend({
-    definition: structuredClone(options.document) as Document,
+    definition: structuredClone(document) as Document,
+    // quick: no document validation at start (codegen validated it) and lazy validator compilation, which
+    // never happens because every operation's validators are installed below.
     quick: true,
     strict: true,
     coerceTypes: true,
     apiRoot: '/',
   });
   await api.init();
-  const router = new CompiledRouter({ definition: api.definition, apiRoot: '/' });
+  // openapi-backend's router and validator, with their per-request work compiled once (see router.ts).
+  const router = new CompiledRouter({ definition: api.definition, apiRoot: api.apiRoot, ignoreTrailingSlashes: api.ignoreTrailingSlashes });
   api.router = router;
-  const validator = api.validator as unknown as { router: CompiledRouter; requestValidators: Record<string, unknown> };
-  validator.router = router;
-  validator.requestValidators = { ...precompiledValidators };
+  api.validator = new CompiledValidator({ definition: api.definition, router, lazyCompileValidators: true, coerceTypes: api.coerceTypes });
+  const validator = api.validator as unknown as { requestValidators: Record<string, unknown> };
+
+  // Every operation of the document needs a table row, an implementation and its precompiled validators:
+  // a missing validator would be compiled lazily by openapi-backend with other Ajv options (and 90 ms).
+  const problems: string[] = [];
+  const routes: Array<{ operationId: string; entry: DispatchEntry; implementation: OperationImplementation }> = [];
+  const requestValidators: Record<string, unknown> = {};
+  for (const operation of router.getOperations()) {
+    const operationId = operation.operationId;
+    const where = `${operation.method.toUpperCase()} ${operation.path}`;
+    if (!operationId) {
+      problems.push(`${where} has no operationId`);
+      continue;
+    }
+    const entry = Object.hasOwn(operations, operationId) ? operations[operationId] : undefined;
+    const implementation = entry && Object.hasOwn(implementations, entry.handler) ? implementations[entry.handler] : undefined;
+    const compiled = Object.hasOwn(validators, operationId) ? validators[operationId] : undefined;
+    if (!entry) problems.push(`${operationId} (${where}) is not in the operation table`);
+    else if (typeof implementation !== 'function') problems.push(`${operationId} (${where}): no handler '${entry.handler}'`);
+    if (!Array.isArray(compiled)) problems.push(`${operationId} (${where}) has no precompiled request validators`);
+    else requestValidators[operationId] = compiled;
+    if (entry && typeof implementation === 'function') routes.push({ operationId, entry, implementation });
+  }
+  if (problems.length > 0) {
+    throw new Error(`the dispatcher does not match the document (run npm run codegen):\n  - ${problems.join('\n  - ')}`);
+  }
+  validator.requestValidators = requestValidators;
 
   api.registerSecurityHandler('bearerAuth', async (c: Context, koa: KoaContext) => {
     const token = bearerToken(c.request.headers.authorization);
@@ -117,14 +139,14 @@ export async function createApiMiddleware(options: {
     },
   });
 
-  for (const [operationId, entry] of Object.entries(operationTable) as Array<[string, OperationEntry]>) {
-    const implementation = handlers[entry.handler] as (request: ApiRequest<never>, deps: unknown) => Promise<{ status: number; body: unknown; headers?: Record<string, string> }>;
+  for (const { operationId, entry, implementation } of routes) {
     api.register(operationId, async (c: Context, koa: KoaContext) => {
       const account = (c.security?.bearerAuth || undefined) as Account | undefined;
       if (entry.requiredRole && account?.role !== entry.requiredRole) throw forbidden(`requires role ${entry.requiredRole}`);
       const request = {
         operationId,
-        params: decodePathParams(c.request.params as Record<string, string>),
+        // Already percent-decoded once by openapi-backend's path parser (bath); not decoded again.
+        params: c.request.params as Record<string, string>,
         query: clampQuery(c.request.query as Record<string, unknown>, entry.clampMaxima),
         body: c.request.requestBody,
         account,
@@ -132,16 +154,24 @@ export async function createApiMiddleware(options: {
         requestId: String(koa.state.requestId ?? ''),
       } as unknown as ApiRequest<never>;
       const reply = await implementation(request, { services, koa });
-      koa.status = reply.status;
+      koa.status = Number(reply.status);
       if (reply.headers) koa.set(reply.headers);
       koa.body = reply.body;
     });
   }
 
   return async (koa) => {
-    await api.handleRequest(
-      { method: koa.method, path: koa.path, query: koa.query as Record<string, string | string[]>, headers: koa.headers as Record<string, string | string[]>, body: (koa.request as { body?: unknown }).body },
-      koa,
-    );
+    try {
+      await api.handleRequest(
+        { method: koa.method, path: koa.path, query: koa.query as Record<string, string | string[]>, headers: koa.headers as Record<string, string | string[]>, body: (koa.request as { body?: unknown }).body },
+        koa,
+      );
+    } catch (error) {
+      // openapi-backend's path parser percent-decodes path parameters and throws on a malformed escape.
+      if (error instanceof PathParameterEncodingError) {
+        throw invalid(`path parameter '${error.parameter}' is not validly percent-encoded`, [{ location: 'path', path: error.parameter, message: 'bad percent-encoding' }]);
+      }
+      throw error;
+    }
   };
 }

@@ -1,0 +1,309 @@
+/**
+ * npm run bench:dispatch: what the OpenAPI dispatcher costs per request, against plain Koa.
+ *
+ * The real bundled document (openapi/dist/openapi.json) is padded with generated operations to at least
+ * 150, their request validators are emitted exactly as `npm run codegen` emits the service's
+ * (codegen/validators.ts) and loaded from a CommonJS file, and the dispatcher is built by the service's own
+ * createApiMiddleware. Then, one after another, at 32 connections (autocannon in a worker thread, so the
+ * server keeps its own core):
+ *   - plain Koa answering a constant JSON;
+ *   - the full stack (the middleware chain src/app.ts builds: request lifecycle with info logging to
+ *     /dev/null, docs assets, JSON body parser, dispatcher) on a literal path;
+ *   - the full stack on a templated path with a validated query.
+ * The padded operations' handler answers a small constant JSON (no database), as plain Koa does.
+ * Besides requests/s and latency, each row shows the server's event-loop busy time per request (from
+ * performance.eventLoopUtilization), which is what the dispatcher adds independently of the load generator.
+ * Exits non-zero if a row answers anything but 200, or if the full stack is under TARGET_SHARE of plain Koa
+ * on either path, or if the start to the first answer takes 5 s or more.
+ *
+ * Options (environment): BENCH_DURATION seconds per row (default 5), BENCH_WARMUP (default 1),
+ * BENCH_CONNECTIONS (default 32), BENCH_OPERATIONS minimum operation count (default 150),
+ * BENCH_BREAKDOWN=1 adds two rows (the chain without the dispatcher; the dispatcher without the chain),
+ * BENCH_WORKERS=0 runs autocannon in the server's own thread instead of a worker thread.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import Koa from 'koa';
+import { bodyParser } from '@koa/bodyparser';
+import { pino } from 'pino';
+import type { OpenAPIV3 } from 'openapi-types';
+import { listOperations } from '../codegen/operations.js';
+import { emitRequestValidators } from '../codegen/validators.js';
+import { BODY_LIMIT } from '../src/app.js';
+import { handlers } from '../src/handlers/index.js';
+import { createApiMiddleware, type DispatchEntry, type OperationImplementation } from '../src/http/api.js';
+import { docsAssets, requestLifecycle } from '../src/http/middleware.js';
+import { createLogger } from '../src/logger.js';
+import type { Services } from '../src/services.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+
+interface Histogram {
+  average: number;
+  p50: number;
+  p99: number;
+}
+interface AutocannonResult {
+  requests: Histogram & { total: number };
+  latency: Histogram;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  totalRequests: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<AutocannonResult>;
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const MIN_OPERATIONS = Number(process.env.BENCH_OPERATIONS ?? 150);
+const TARGET_SHARE = 0.6;
+const START_LIMIT_MS = 5000;
+const BENCH_HANDLER = 'benchConstant';
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
+
+function countOperations(doc: OpenAPIV3.Document): number {
+  return Object.values(doc.paths ?? {}).reduce((n, item) => n + METHODS.filter((m) => item?.[m]).length, 0);
+}
+
+/**
+ * Pads the document with groups of generated operations shaped like the API's (collections, items by id,
+ * literal siblings of templates, nested resources), until it has at least `minimum`; at least one group,
+ * which the benchmark requests. No security: their handler needs no database.
+ */
+function padDocument(real: OpenAPIV3.Document, minimum: number): { doc: OpenAPIV3.Document; literal: string; templated: string } {
+  const doc = structuredClone(real);
+  doc.paths ??= {};
+  doc.components ??= {};
+  doc.components.schemas = {
+    ...doc.components.schemas,
+    BenchItem: { type: 'object', required: ['id', 'ok'], properties: { id: { type: 'string' }, ok: { type: 'boolean' } } },
+  };
+  const json = (description: string): OpenAPIV3.ResponseObject => ({
+    description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/BenchItem' } } },
+  });
+  const responses: OpenAPIV3.ResponsesObject = { '200': json('a constant'), '400': { description: 'invalid request' } };
+  const query: OpenAPIV3.ParameterObject[] = [
+    { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 500 } },
+    { name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['open', 'closed', 'settled'] } },
+    { name: 'cursor', in: 'query', required: false, schema: { type: 'string', maxLength: 200 } },
+  ];
+  const idParam: OpenAPIV3.ParameterObject = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9-]{1,64}$' } };
+  const body: OpenAPIV3.RequestBodyObject = {
+    required: true,
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name'],
+          properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, size: { type: 'integer', minimum: 0 } },
+        },
+      },
+    },
+  };
+  const op = (operationId: string, extra: Partial<OpenAPIV3.OperationObject> = {}): OpenAPIV3.OperationObject =>
+    ({ operationId, security: [], 'x-handler': BENCH_HANDLER, responses, ...extra }) as OpenAPIV3.OperationObject;
+
+  let group = 0;
+  let last = 0;
+  do {
+    const base = `/bench/r${group}`;
+    doc.paths[`${base}/items`] = {
+      get: op(`benchListItems${group}`, { parameters: query }),
+      post: op(`benchCreateItem${group}`, { requestBody: body }),
+    };
+    doc.paths[`${base}/items/summary`] = { get: op(`benchItemSummary${group}`) };
+    doc.paths[`${base}/items/{id}`] = {
+      parameters: [idParam],
+      get: op(`benchGetItem${group}`, { parameters: query }),
+      put: op(`benchReplaceItem${group}`, { requestBody: body }),
+      delete: op(`benchDeleteItem${group}`),
+    };
+    doc.paths[`${base}/items/{id}/history`] = { parameters: [idParam], get: op(`benchItemHistory${group}`, { parameters: query }) };
+    last = group;
+    group += 1;
+  } while (countOperations(doc) < minimum);
+  return {
+    doc,
+    literal: `/bench/r${last}/items`,
+    templated: `/bench/r${last}/items/item-42?limit=20&status=open`,
+  };
+}
+
+/** The chain createApp (src/app.ts) builds, around the given dispatcher. Keep the two in step. */
+function fullStack(dispatcher: Koa.Middleware, logLevel: string): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+  const logger = createLogger(logLevel, pino.destination({ dest: '/dev/null', sync: true }));
+  app.use(requestLifecycle(logger));
+  app.use(docsAssets());
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] }));
+  app.use(dispatcher);
+  return app;
+}
+
+async function listen(app: Koa): Promise<{ server: Server; url: string }> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  // keep-alive across the whole run, as autocannon's connections expect
+  server.keepAliveTimeout = 60_000;
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+async function close(server: Server): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+async function expectStatus(url: string, status: number, init?: RequestInit): Promise<void> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  if (response.status !== status) throw new Error(`${init?.method ?? 'GET'} ${url}: expected ${status}, got ${response.status} ${text}`);
+}
+
+interface Row {
+  name: string;
+  result: AutocannonResult;
+  /** Event-loop busy time of the server thread per answered request, in µs. */
+  serverUs: number;
+}
+
+async function load(name: string, url: string): Promise<Row> {
+  const options = { url, connections: CONNECTIONS, ...(process.env.BENCH_WORKERS === '0' ? {} : { workers: 1 }) };
+  if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
+  const before = performance.eventLoopUtilization();
+  const result = await autocannon({ ...options, duration: DURATION });
+  const busy = performance.eventLoopUtilization(before);
+  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0 || result.requests.total === 0) {
+    throw new Error(`${url}: ${result.errors} errors, ${result.timeouts} timeouts, status codes ${JSON.stringify(result.statusCodeStats)}`);
+  }
+  return { name, result, serverUs: (busy.active * 1000) / result.requests.total };
+}
+
+const constant: Koa.Middleware = (ctx) => {
+  ctx.body = { id: 'list', ok: true };
+};
+
+async function main(): Promise<void> {
+  const real = JSON.parse(await readFile(path.join(root, 'openapi/dist/openapi.json'), 'utf8').catch(() => {
+    throw new Error('openapi/dist/openapi.json is missing: run npm run codegen');
+  })) as OpenAPIV3.Document;
+  const { doc, literal, templated } = padDocument(real, MIN_OPERATIONS);
+  const realCount = countOperations(real);
+  const total = countOperations(doc);
+
+  // Build time, not start time: what `npm run codegen` does for the service's own document.
+  let started = performance.now();
+  const code = await emitRequestValidators(doc);
+  const operations: Record<string, DispatchEntry> = {};
+  for (const op of listOperations(doc)) operations[op.operationId] = { handler: op.handler, requiredRole: op.requiredRole, clampMaxima: op.clampMaxima };
+  // Inside node_modules so that the emitted require("ajv/...") calls resolve as they do from src/generated.
+  const validatorsFile = path.join(root, 'node_modules/.cache/dots-bench/request-validators.cjs');
+  await mkdir(path.dirname(validatorsFile), { recursive: true });
+  await writeFile(validatorsFile, code);
+  const codegenMs = performance.now() - started;
+
+  const benchHandler: OperationImplementation = async (request) => ({
+    status: 200,
+    body: { id: (request.params as { id?: string } | undefined)?.id ?? 'list', ok: true },
+  });
+  // The padded operations need no database: the security handler is never reached for them.
+  const services = {
+    document: doc,
+    accounts: { authenticate: async () => undefined },
+  } as unknown as Services;
+
+  // Start: load the precompiled validators, build the dispatcher and the app, listen, first answer.
+  started = performance.now();
+  delete require.cache[validatorsFile];
+  const validators = require(validatorsFile) as Record<string, unknown[]>;
+  const dispatcher = await createApiMiddleware({
+    services,
+    document: doc,
+    operations,
+    validators,
+    handlers: { ...handlers, [BENCH_HANDLER]: benchHandler },
+  });
+  const full = await listen(fullStack(dispatcher, process.env.LOG_LEVEL ?? 'info'));
+  await expectStatus(`${full.url}${templated}`, 200);
+  const startMs = performance.now() - started;
+
+  // The dispatcher really routes and validates: these must not be 200.
+  const item = templated.split('?')[0]!;
+  await expectStatus(`${full.url}${item}?limit=0`, 400);
+  await expectStatus(`${full.url}${item}?status=bogus`, 400);
+  await expectStatus(`${full.url}${item}?limit=abc`, 400);
+  await expectStatus(`${full.url}${literal}/`, 200);
+  await expectStatus(`${full.url}${literal.replace('/items', '/nothing')}`, 404);
+  await expectStatus(`${full.url}${literal}`, 405, { method: 'PATCH' });
+  await expectStatus(`${full.url}${literal}`, 400, { method: 'POST', body: '{"size":-1}', headers: { 'content-type': 'application/json' } });
+
+  const plainApp = new Koa();
+  plainApp.use(constant);
+  const plain = await listen(plainApp);
+
+  const rows: Row[] = [];
+  rows.push(await load('plain Koa, constant JSON', `${plain.url}/`));
+  await close(plain.server);
+  rows.push(await load(`full stack, literal   GET ${literal}`, `${full.url}${literal}`));
+  rows.push(await load(`full stack, templated GET ${templated}`, `${full.url}${templated}`));
+  await close(full.server);
+  if (process.env.BENCH_BREAKDOWN === '1') {
+    const chain = await listen(fullStack(constant, process.env.LOG_LEVEL ?? 'info'));
+    rows.push(await load('  chain without dispatcher, constant JSON', `${chain.url}/`));
+    await close(chain.server);
+    const alone = new Koa();
+    alone.use(dispatcher);
+    const bare = await listen(alone);
+    rows.push(await load(`  dispatcher alone, GET ${templated}`, `${bare.url}${templated}`));
+    await close(bare.server);
+  }
+
+  const baseline = rows[0]!.result.requests.average;
+  const width = Math.max(...rows.map((row) => row.name.length));
+  const pad = (text: string, n: number) => text.padStart(n);
+  const where = process.env.BENCH_WORKERS === '0' ? 'autocannon in the server thread' : 'autocannon in a worker thread';
+  console.log(`\ndispatch benchmark: ${total} operations (${realCount} real + ${total - realCount} generated), ${CONNECTIONS} connections, ${DURATION} s per row after ${WARMUP} s warm-up, ${where}, Node ${process.version}\n`);
+  console.log(`${'row'.padEnd(width)}  ${pad('req/s', 7)}  ${pad('p50 ms', 6)}  ${pad('p99 ms', 6)}  ${pad('% plain', 7)}  ${pad('server µs/req', 13)}`);
+  console.log('-'.repeat(width + 51));
+  for (const { name, result, serverUs } of rows) {
+    const share = (result.requests.average / baseline) * 100;
+    console.log(
+      `${name.padEnd(width)}  ${pad(result.requests.average.toFixed(0), 7)}  ${pad(String(result.latency.p50), 6)}  ${pad(String(result.latency.p99), 6)}  ${pad(`${share.toFixed(0)}%`, 7)}  ${pad(serverUs.toFixed(1), 13)}`,
+    );
+  }
+  console.log(`\nstart to first answer (load validators, create dispatcher, listen, first 200): ${startMs.toFixed(0)} ms`);
+  console.log(`(build step, not start: emitting the padded document's validators took ${(codegenMs / 1000).toFixed(1)} s)`);
+
+  const failures: string[] = [];
+  for (const { name, result } of rows.slice(1, 3)) {
+    if (result.requests.average < TARGET_SHARE * baseline) failures.push(`${name}: under ${TARGET_SHARE * 100}% of plain Koa`);
+  }
+  if (startMs >= START_LIMIT_MS) failures.push(`start to first answer ${startMs.toFixed(0)} ms >= ${START_LIMIT_MS} ms`);
+  if (failures.length > 0) {
+    console.log(`\nTARGET MISSED:\n  - ${failures.join('\n  - ')}`);
+    process.exitCode = 1;
+  } else {
+    console.log(`\ntarget met: full stack >= ${TARGET_SHARE * 100}% of plain Koa on both paths, start < ${START_LIMIT_MS / 1000} s`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error('bench:dispatch failed:', error);
+  process.exit(1);
+});
