@@ -4,6 +4,16 @@ import { AccountService } from './domain/accounts/service.js';
 import { CatalogueAdminService } from './domain/catalogue/admin.js';
 import { SystemService } from './domain/system/service.js';
 // --- catalogue service imports ---
+import { CatalogueEventService } from './domain/catalogue/events.js';
+import { CatalogueMarketService } from './domain/catalogue/markets.js';
+import { CatalogueSearchService } from './domain/catalogue/search.js';
+import { CatalogueSeriesService } from './domain/catalogue/series.js';
+import { CatalogueTagService } from './domain/catalogue/tags.js';
+import { CompatEventService } from './domain/catalogue/compat-events.js';
+import { EventCreatorService } from './domain/catalogue/creators.js';
+import { CompatSeriesService } from './domain/catalogue/compat-series.js';
+import { CompatTagService } from './domain/catalogue/compat-tags.js';
+import { PublicSearchService } from './domain/catalogue/public-search.js';
 
 /** The domain services handlers call; one set per process. */
 export interface Services {
@@ -11,6 +21,16 @@ export interface Services {
   system: SystemService;
   catalogueAdmin: CatalogueAdminService;
   // --- catalogue read services ---
+  catalogueEvents: CatalogueEventService;
+  catalogueSeries: CatalogueSeriesService;
+  catalogueTags: CatalogueTagService;
+  catalogueMarkets: CatalogueMarketService;
+  catalogueSearch: CatalogueSearchService;
+  compatEvents: CompatEventService;
+  eventCreators: EventCreatorService;
+  compatSeries: CompatSeriesService;
+  compatTags: CompatTagService;
+  publicSearch: PublicSearchService;
   /** The bundled OpenAPI document, served at /openapi.json. */
   document: object;
 }
@@ -21,6 +41,16 @@ export function createServices(db: Db, config: Config, document: object): Servic
     system: new SystemService(db),
     catalogueAdmin: new CatalogueAdminService(db),
     // --- catalogue read services ---
+    catalogueEvents: new CatalogueEventService(db),
+    catalogueSeries: new CatalogueSeriesService(db),
+    catalogueTags: new CatalogueTagService(db),
+    catalogueMarkets: new CatalogueMarketService(db),
+    catalogueSearch: new CatalogueSearchService(db),
+    compatEvents: new CompatEventService(db),
+    eventCreators: new EventCreatorService(db),
+    compatSeries: new CompatSeriesService(db),
+    compatTags: new CompatTagService(db),
+    publicSearch: new PublicSearchService(db),
     document,
   };
 }

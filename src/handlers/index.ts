@@ -4,6 +4,9 @@ import * as auth from './auth.js';
 import * as catalogueAdmin from './catalogue-admin.js';
 import * as system from './system.js';
 // --- catalogue imports ---
+import * as catalogue from './catalogue.js';
+import * as compatEvents from './compat-events.js';
+import * as compatCatalogue from './compat-catalogue.js';
 
 /** Every operation implementation, by the name the document's operationId or `x-handler` gives it. */
 export const handlers: HandlerRegistry = {
@@ -22,6 +25,33 @@ export const handlers: HandlerRegistry = {
   closeAdminMarket: catalogueAdmin.closeAdminMarket,
   resolveAdminMarket: catalogueAdmin.resolveAdminMarket,
   // --- native catalogue ---
+  listEvents: catalogue.listEvents,
+  getEvent: catalogue.getEvent,
+  listSeries: catalogue.listSeries,
+  getSeries: catalogue.getSeries,
+  getTag: catalogue.getTag,
+  listMarkets: catalogue.listMarkets,
+  getMarket: catalogue.getMarket,
+  searchCatalogue: catalogue.searchCatalogue,
   // --- compatibility events ---
+  listCompatEvents: compatEvents.listCompatEvents,
+  listCompatEventsKeyset: compatEvents.listCompatEventsKeyset,
+  listCompatEventsPaginated: compatEvents.listCompatEventsPaginated,
+  listCompatEventResults: compatEvents.listCompatEventResults,
+  getCompatEvent: compatEvents.getCompatEvent,
+  getCompatEventBySlug: compatEvents.getCompatEventBySlug,
+  listCompatEventTags: compatEvents.listCompatEventTags,
+  getCompatEventTweetCount: compatEvents.getCompatEventTweetCount,
+  countCompatEventComments: compatEvents.countCompatEventComments,
+  listEventCreators: compatEvents.listEventCreators,
+  getEventCreator: compatEvents.getEventCreator,
   // --- compatibility series, tags and search ---
+  listCompatSeries: compatCatalogue.listCompatSeries,
+  getCompatSeries: compatCatalogue.getCompatSeries,
+  countCompatSeriesComments: compatCatalogue.countCompatSeriesComments,
+  getCompatSeriesSummary: compatCatalogue.getCompatSeriesSummary,
+  getCompatSeriesSummaryBySlug: compatCatalogue.getCompatSeriesSummaryBySlug,
+  getCompatTag: compatCatalogue.getCompatTag,
+  getCompatTagBySlug: compatCatalogue.getCompatTagBySlug,
+  searchPublic: compatCatalogue.searchPublic,
 };

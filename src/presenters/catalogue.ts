@@ -1,4 +1,9 @@
+import type { EventAnalyticsRow } from '../db/repositories/events.js';
+import type { MarketSummaryRow } from '../db/repositories/markets.js';
+import type { SearchRow } from '../db/repositories/search.js';
+import type { RelatedTagRow } from '../db/repositories/tags.js';
 import type { EventView, MarketView, SeriesView, TagView } from '../db/rows.js';
+import type { EventWithDetails } from '../domain/catalogue/events.js';
 import type { components } from '../generated/api-types.js';
 import { decimal, isoZ, nullablePrice } from './format.js';
 
@@ -59,4 +64,76 @@ export const presentMarket = (market: MarketView): Schemas['Market'] => ({
   rewardsMaxSpread: market.rewards_max_spread === null ? null : decimal(market.rewards_max_spread),
   createdAt: isoZ(market.created_at),
   updatedAt: isoZ(market.updated_at),
+});
+
+/** The nested market summary of a native event read (specification 2.5). */
+export const presentMarketSummary = (market: MarketSummaryRow): Schemas['MarketSummary'] => ({
+  id: String(market.id),
+  ticker: market.ticker,
+  eventTicker: market.event_ticker,
+  title: market.title,
+  status: market.status,
+  lastYesPrice: nullablePrice(market.last_yes_price),
+  lastNoPrice: nullablePrice(market.last_no_price),
+  volume: decimal(market.volume),
+  liquidity: decimal(market.liquidity),
+});
+
+const nullableDecimal = (value: string | null): string | null => (value === null ? null : decimal(value));
+
+/** Event analytics (specification 2.5): counts, sums and YES-price rollups over the event's markets. */
+export const presentEventAnalytics = (row: EventAnalyticsRow): Schemas['EventAnalytics'] => ({
+  marketCount: Number(row.market_count),
+  activeCount: Number(row.active_count),
+  closedCount: Number(row.closed_count),
+  resolvedCount: Number(row.resolved_count),
+  unresolvedCount: Number(row.market_count) - Number(row.resolved_count),
+  resolvedYesCount: Number(row.resolved_yes_count),
+  resolvedNoCount: Number(row.resolved_no_count),
+  invalidCount: Number(row.invalid_count),
+  totalVolume: decimal(row.total_volume),
+  totalLiquidity: decimal(row.total_liquidity),
+  yesPriceSum: decimal(row.yes_price_sum),
+  avgYesPrice: nullableDecimal(row.avg_yes_price),
+  minYesPrice: nullableDecimal(row.min_yes_price),
+  maxYesPrice: nullableDecimal(row.max_yes_price),
+});
+
+/** One event of `GET /api/events`: the native event, plus its markets and analytics when asked for. */
+export const presentEventListItem = (item: EventWithDetails): Schemas['EventListItem'] => ({
+  ...presentEvent(item.event),
+  ...(item.markets ? { markets: item.markets.map(presentMarketSummary) } : {}),
+  ...(item.analytics ? { analytics: presentEventAnalytics(item.analytics) } : {}),
+});
+
+/** `GET /api/events/{event_ticker}`: `{event, markets?, analytics?}`. */
+export const presentEventDetail = (item: EventWithDetails): Schemas['EventDetail'] => ({
+  event: presentEvent(item.event),
+  ...(item.markets ? { markets: item.markets.map(presentMarketSummary) } : {}),
+  ...(item.analytics ? { analytics: presentEventAnalytics(item.analytics) } : {}),
+});
+
+export const presentRelatedTag = (tag: RelatedTagRow): Schemas['RelatedTag'] => ({
+  id: String(tag.id),
+  slug: tag.slug,
+  name: tag.label,
+  market_count: Number(tag.market_count),
+});
+
+const ROUTES: Record<SearchRow['kind'], string> = {
+  market: '/markets/',
+  event: '/events/',
+  series: '/series/',
+  tag: '/tags/',
+  profile: '/profile/',
+};
+
+/** One native search result (specification 2.10); `href` is the item's app route. */
+export const presentSearchItem = (row: SearchRow): Schemas['SearchItem'] => ({
+  kind: row.kind,
+  id: String(row.id),
+  ticker: row.ticker,
+  title: row.title,
+  subtitle: row.subtitle,
+  href: `${ROUTES[row.kind]}${encodeURIComponent(row.ticker)}`,
 });

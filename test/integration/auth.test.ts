@@ -202,7 +202,7 @@ describe('admin', () => {
     ['limit=0', "query parameter 'limit' must be >= 1"],
     ['limit=abc', "query parameter 'limit' must be integer"],
     ['limit=1.5', "query parameter 'limit' must be integer"],
-    ['role=ROOT', "query parameter 'role' must be equal to one of the allowed values"],
+    ['role=ROOT', "query parameter 'role' must be equal to one of the allowed values: USER, ADMIN"],
     ['cursor=not-a-cursor', 'cursor is not a cursor of this collection; pass back the cursor of the previous page verbatim'],
     [`cursor=${Buffer.from('{"v":1,"c":"orders","k":["x","y"]}').toString('base64url')}`, 'cursor is not a cursor of this collection; pass back the cursor of the previous page verbatim'],
     [`cursor=${Buffer.from('{"v":1,"c":"accounts","k":["2026-01-01",1]}').toString('base64url')}`, 'cursor is not a cursor of this collection; pass back the cursor of the previous page verbatim'],

@@ -1,6 +1,10 @@
 import type { Knex } from 'knex';
 import * as m0001 from './0001_create_accounts.js';
 import * as m0002 from './0002_create_catalogue.js';
+import * as m0003 from './0003_native_catalogue_reads.js';
+import * as m0004 from './0004_public_search_indexes.js';
+import * as m0005 from './0005_tag_active_event_counts.js';
+import * as m0006 from './0006_compat_event_orderings.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -9,4 +13,8 @@ import * as m0002 from './0002_create_catalogue.js';
 export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
   { name: '0001_create_accounts', migration: m0001 },
   { name: '0002_create_catalogue', migration: m0002 },
+  { name: '0003_native_catalogue_reads', migration: m0003 },
+  { name: '0004_public_search_indexes', migration: m0004 },
+  { name: '0005_tag_active_event_counts', migration: m0005 },
+  { name: '0006_compat_event_orderings', migration: m0006 },
 ];

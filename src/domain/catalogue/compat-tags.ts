@@ -1,0 +1,27 @@
+import type { Db } from '../../db/knex.js';
+import * as repo from '../../db/repositories/compat-tags.js';
+import type { CompatTagRow } from '../../db/repositories/compat-tags.js';
+import { notFound } from '../errors.js';
+import { canName, isId } from './compat-refs.js';
+
+/** Compatibility tags (specification 4.2 "Tags", shape 2.9). */
+export class CompatTagService {
+  constructor(private readonly db: Db) {}
+
+  /** One tag by id or slug (an all-digit reference is tried as an id first). */
+  async get(reference: string): Promise<CompatTagRow> {
+    if (canName(reference)) {
+      const byId = isId(reference) ? await repo.findCompatTag(this.db, { id: reference }) : undefined;
+      const row = byId ?? (await repo.findCompatTag(this.db, { slug: reference }));
+      if (row) return row;
+    }
+    throw notFound(`no tag '${reference}'`);
+  }
+
+  /** One tag by slug. */
+  async getBySlug(slug: string): Promise<CompatTagRow> {
+    const row = canName(slug) ? await repo.findCompatTag(this.db, { slug }) : undefined;
+    if (!row) throw notFound(`no tag '${slug}'`);
+    return row;
+  }
+}
