@@ -114,6 +114,18 @@ const TWEAKS = {
       ctx.pathParams.ticker = await freshMarket();
     },
   },
+  // The admin created the example event (beforeAll), so it is an event creator.
+  getEventCreator: {
+    request: (ctx) => {
+      ctx.pathParams.id = state.admin.id;
+    },
+  },
+  // The keyset list refuses offset pagination: after_cursor is its mechanism.
+  listCompatEventsKeyset: {
+    422: (ctx) => {
+      ctx.query.set('offset', '20');
+    },
+  },
 };
 
 /**
@@ -163,7 +175,7 @@ const state = {
   baseUrl: '',
   /** The contract USER: { email, password, token }. */
   user: undefined,
-  /** The admin: { email, password, token }. */
+  /** The admin: { email, password, token, id }. */
   admin: undefined,
   /** Parsed request body of each operation's first 2xx transaction (what Dredd would send). */
   exampleBodies: {},
@@ -583,7 +595,7 @@ hooks.beforeAll(
     const login = pathOf('loginAccount');
     const session = expectStatus('admin login', await call(login.method, login.template, { body: { email, password } }), 200);
     if (session.user.role !== 'ADMIN') throw new Error(`${email} has role ${session.user.role}, not ADMIN`);
-    state.admin = { email, password, token: session.token };
+    state.admin = { email, password, token: session.token, id: session.user.id };
 
     // The records the examples name (409: already there, e.g. from the demo data or an earlier run).
     for (const operationId of EXAMPLE_FIXTURES) {
