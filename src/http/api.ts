@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import type { Context as KoaContext, Middleware } from 'koa';
-import { OpenAPIBackend, type Context, type Document } from 'openapi-backend';
+import type { Middleware } from 'koa';
+import { OpenAPIBackend, type Document, type Operation, type Request, type ValidationResult } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
 import { operationTable } from '../generated/operations.js';
 import type { Account } from '../domain/accounts/service.js';
@@ -84,9 +84,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
   await api.init();
   // openapi-backend's router and validator, with their per-request work compiled once (see router.ts).
   const router = new CompiledRouter({ definition: api.definition, apiRoot: api.apiRoot, ignoreTrailingSlashes: api.ignoreTrailingSlashes });
-  api.router = router;
-  api.validator = new CompiledValidator({ definition: api.definition, router, lazyCompileValidators: true, coerceTypes: api.coerceTypes });
-  const validator = api.validator as unknown as { requestValidators: Record<string, unknown> };
+  const validator = new CompiledValidator({ definition: api.definition, router, lazyCompileValidators: true, coerceTypes: api.coerceTypes });
 
   // Every operation of the document needs a table row, an implementation and its precompiled validators:
   // a missing validator would be compiled lazily by openapi-backend with other Ajv options (and 90 ms).
@@ -112,60 +110,46 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
   if (problems.length > 0) {
     throw new Error(`the dispatcher does not match the document (run npm run codegen):\n  - ${problems.join('\n  - ')}`);
   }
-  validator.requestValidators = requestValidators;
+  (validator as unknown as { requestValidators: Record<string, unknown> }).requestValidators = requestValidators;
 
-  api.registerSecurityHandler('bearerAuth', async (c: Context, koa: KoaContext) => {
-    const token = bearerToken(c.request.headers.authorization);
-    if (!token) return false;
-    try {
-      return (await services.accounts.authenticate(token)) ?? false;
-    } catch (error) {
-      // A database failure is not an authentication failure: rethrown by unauthorizedHandler as a 500.
-      koa.state.authError = error;
-      return false;
-    }
-  });
+  const routeById = new Map(routes.map((route) => [route.operationId, route]));
 
-  api.register({
-    notFound: (c: Context, koa: KoaContext) => sendError(koa, 'not_found', `no route ${koa.method} ${koa.path}`),
-    methodNotAllowed: (c: Context, koa: KoaContext) => sendError(koa, 'method_not_allowed', `${koa.method} is not allowed on ${koa.path}`),
-    validationFail: (c: Context, koa: KoaContext) => {
-      const { message, details } = describeValidationErrors((c.validation.errors ?? []) as ErrorObject[]);
-      sendError(koa, 'invalid_request', message, details);
-    },
-    unauthorizedHandler: (c: Context, koa: KoaContext) => {
-      if (koa.state.authError) throw koa.state.authError;
-      sendError(koa, 'unauthorized', 'missing or invalid bearer token');
-    },
-  });
-
-  for (const { operationId, entry, implementation } of routes) {
-    api.register(operationId, async (c: Context, koa: KoaContext) => {
-      const account = (c.security?.bearerAuth || undefined) as Account | undefined;
-      if (entry.requiredRole && account?.role !== entry.requiredRole) throw forbidden(`requires role ${entry.requiredRole}`);
-      const request = {
-        operationId,
-        // Already percent-decoded once by openapi-backend's path parser (bath); not decoded again.
-        params: c.request.params as Record<string, string>,
-        query: clampQuery(c.request.query as Record<string, unknown>, entry.clampMaxima),
-        body: c.request.requestBody,
-        account,
-        token: account ? bearerToken(c.request.headers.authorization) : undefined,
-        requestId: String(koa.state.requestId ?? ''),
-      } as unknown as ApiRequest<never>;
-      const reply = await implementation(request, { services, koa });
-      koa.status = Number(reply.status);
-      if (reply.headers) koa.set(reply.headers);
-      koa.body = reply.body;
-    });
+  /** The operation's security requirements (the router has merged in the document's): any one satisfied. */
+  async function authenticate(operation: Operation, headers: Record<string, unknown>): Promise<{ authorized: boolean; account?: Account }> {
+    const requirements = operation.security ?? [];
+    if (requirements.length === 0 || requirements.some((requirement) => Object.keys(requirement).length === 0)) return { authorized: true };
+    // bearerAuth is the only scheme the document declares; a requirement naming another cannot be met.
+    if (!requirements.some((requirement) => Object.keys(requirement).every((scheme) => scheme === 'bearerAuth'))) return { authorized: false };
+    const token = bearerToken(headers.authorization);
+    const account = token ? await services.accounts.authenticate(token) : undefined;
+    return account ? { authorized: true, account } : { authorized: false };
   }
 
+  // openapi-backend's request pipeline (route, security, validation with coercion, handler) driven here
+  // step by step: its handleRequest parses the request four times and matches it twice; this matches once
+  // and parses once, inside the validator. Same order of checks: 404/405, then 401, then 400, then 403.
   return async (koa) => {
+    const req: Request = {
+      method: koa.method,
+      path: koa.path,
+      query: koa.query as Record<string, string | string[]>,
+      headers: koa.headers as Record<string, string | string[]>,
+      body: (koa.request as { body?: unknown }).body,
+    };
+    let operation: Operation;
     try {
-      await api.handleRequest(
-        { method: koa.method, path: koa.path, query: koa.query as Record<string, string | string[]>, headers: koa.headers as Record<string, string | string[]>, body: (koa.request as { body?: unknown }).body },
-        koa,
-      );
+      operation = router.matchOperation(req, true);
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith('405')) return sendError(koa, 'method_not_allowed', `${koa.method} is not allowed on ${koa.path}`);
+      return sendError(koa, 'not_found', `no route ${koa.method} ${koa.path}`);
+    }
+    const route = routeById.get(operation.operationId as string)!;
+    const { authorized, account } = await authenticate(operation, req.headers);
+    if (!authorized) return sendError(koa, 'unauthorized', 'missing or invalid bearer token');
+
+    let validation: ValidationResult<Request>;
+    try {
+      validation = validator.validateRequest(req, operation);
     } catch (error) {
       // openapi-backend's path parser percent-decodes path parameters and throws on a malformed escape.
       if (error instanceof PathParameterEncodingError) {
@@ -173,5 +157,26 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
       }
       throw error;
     }
+    if (validation.errors) {
+      const { message, details } = describeValidationErrors(validation.errors as ErrorObject[]);
+      return sendError(koa, 'invalid_request', message, details);
+    }
+    if (route.entry.requiredRole && account?.role !== route.entry.requiredRole) throw forbidden(`requires role ${route.entry.requiredRole}`);
+
+    const coerced = validation.coerced as Request & { params: Record<string, string> };
+    const request = {
+      operationId: route.operationId,
+      // Already percent-decoded once by openapi-backend's path parser (bath); not decoded again.
+      params: coerced.params,
+      query: clampQuery(coerced.query as Record<string, unknown>, route.entry.clampMaxima),
+      body: req.body,
+      account,
+      token: account ? bearerToken(req.headers.authorization) : undefined,
+      requestId: String(koa.state.requestId ?? ''),
+    } as unknown as ApiRequest<never>;
+    const reply = await route.implementation(request, { services, koa });
+    koa.status = Number(reply.status);
+    if (reply.headers) koa.set(reply.headers);
+    koa.body = reply.body;
   };
 }
