@@ -30,7 +30,6 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
-import { pino } from 'pino';
 import type { OpenAPIV3 } from 'openapi-types';
 import { listOperations } from '../codegen/operations.js';
 import { emitRequestValidators } from '../codegen/validators.js';
@@ -38,7 +37,7 @@ import { BODY_LIMIT } from '../src/app.js';
 import { handlers } from '../src/handlers/index.js';
 import { createApiMiddleware, type DispatchEntry, type OperationImplementation } from '../src/http/api.js';
 import { docsAssets, requestLifecycle } from '../src/http/middleware.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger, logDestination } from '../src/logger.js';
 import type { Services } from '../src/services.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -144,7 +143,7 @@ function fullStack(dispatcher: Koa.Middleware, logLevel: string): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
-  const logger = createLogger(logLevel, pino.destination({ dest: '/dev/null', sync: true }));
+  const logger = createLogger(logLevel, logDestination('/dev/null'));
   app.use(requestLifecycle(logger));
   app.use(docsAssets());
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] }));

@@ -2,8 +2,17 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
+/**
+ * Where logs go by default: stdout, written asynchronously (lines logged while a write is in flight go
+ * out together in the next one, so a busy server makes one write per batch, not one per request). pino
+ * flushes it synchronously when the process exits.
+ */
+export function logDestination(dest: number | string = 1): DestinationStream {
+  return pino.destination({ dest, sync: false });
+}
+
 /** Structured JSON logs. Credentials never reach them: these paths are censored wherever they appear. */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+export function createLogger(level: string, destination: DestinationStream = logDestination()): Logger {
   const options = {
     level,
     redact: {
@@ -11,5 +20,5 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       censor: '[redacted]',
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination);
 }
