@@ -111,11 +111,11 @@ function cloneQuery(query: object): Record<string, unknown> {
  *   one that has the method is taken; a path that matches with no such method is "405", no match "404".
  *   So `/events/keyset` beats `/events/{id}`. Only the templates with the path's '/' count and literal
  *   first segment (or a templated one) are tested: the others' RegExps cannot match.
- * - `parseRequest` runs four times per request (before routing, after routing, in validation, after
- *   coercion). The stock one compiles the operation's path template with bath-es5 each time, scans the
+ * - `parseRequest` (once per request, inside validation: the dispatcher in api.ts drives the steps
+ *   itself instead of openapi-backend's handleRequest, which parses four times). The stock one compiles the operation's path template with bath-es5 each time, scans the
  *   operation's parameters for each query value, lodash-maps the headers, deep-clones the query and
  *   builds its result by adding properties after an object spread (slow in V8). Here the bath-es5 parser
- *   and the query-parameter lookup are cached per operation (the last path's params too, copied), headers
+ *   and the query-parameter lookup are cached per operation, headers
  *   and query are copied with plain loops and the result is built with Object.assign (same results).
  * - `normalizeRequest` builds its copy with Object.assign, and matching/parsing skip the copy altogether.
  * - `parseRequestQuery` no longer serialises an object query with URLSearchParams only to discard it.
@@ -136,7 +136,6 @@ export class CompiledRouter extends OpenAPIRouter {
   private buckets: Map<string, PathPattern[]> | undefined;
   private readonly pathParsers = new Map<string, PathParser>();
   private readonly queryParameters = new WeakMap<Operation, Map<string, QueryParameter>>();
-  private lastParams: { template: string; path: string; params: Record<string, string> } | undefined;
 
   override getOperations(): Operation[] {
     this.operations ??= super.getOperations();
@@ -265,15 +264,8 @@ export class CompiledRouter extends OpenAPIRouter {
       parser = { parse: bathParams(template), raw, names };
       this.pathParsers.set(template, parser);
     }
-    // The same request's path is parsed up to three times in a row: the last answer is kept (and copied,
-    // since validation coerces the params object it is given in place).
-    if (this.lastParams && this.lastParams.template === template && this.lastParams.path === path) {
-      return Object.assign({}, this.lastParams.params);
-    }
     try {
-      const params = parser.parse(path) ?? {};
-      this.lastParams = { template, path, params: Object.assign({}, params) };
-      return params;
+      return parser.parse(path) ?? {};
     } catch (error) {
       // bath-es5 decodes each value with decodeURIComponent, which throws on a malformed escape.
       if (!(error instanceof URIError)) throw error;
