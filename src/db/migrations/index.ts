@@ -5,6 +5,7 @@ import * as m0003 from './0003_native_catalogue_reads.js';
 import * as m0004 from './0004_public_search_indexes.js';
 import * as m0005 from './0005_tag_active_event_counts.js';
 import * as m0006 from './0006_compat_event_orderings.js';
+import * as m0007 from './0007_event_text_bounds.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -17,4 +18,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0004_public_search_indexes', migration: m0004 },
   { name: '0005_tag_active_event_counts', migration: m0005 },
   { name: '0006_compat_event_orderings', migration: m0006 },
+  { name: '0007_event_text_bounds', migration: m0007 },
 ];

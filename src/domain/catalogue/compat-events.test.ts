@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DomainError } from '../errors.js';
 import { encodeCursor } from '../pagination/cursor.js';
 import {
+  KEYSET_CURSOR_MAX_LENGTH,
   KEYSET_ORDER_KEYS,
   LIST_ORDER_KEYS,
   containsPattern,
@@ -15,19 +16,28 @@ import {
 
 describe('parseDateBound', () => {
   it.each([
-    ['2026-11-22', '2026-11-22T00:00:00.000Z'],
-    ['2026-11-22 10:30:05', '2026-11-22T10:30:05.000Z'],
-    ['2026-11-22T10:30:05Z', '2026-11-22T10:30:05.000Z'],
-    ['2026-11-22t10:30:05z', '2026-11-22T10:30:05.000Z'],
-    ['2026-11-22T10:30:05.123456789Z', '2026-11-22T10:30:05.123Z'],
-    ['2026-11-22T10:30:05+02:00', '2026-11-22T08:30:05.000Z'],
-    ['2026-11-22T23:30:00-01:00', '2026-11-23T00:30:00.000Z'],
-    ['2028-02-29', '2028-02-29T00:00:00.000Z'],
-    ['2000-02-29', '2000-02-29T00:00:00.000Z'],
-    ['0001-01-01', '0001-01-01T00:00:00.000Z'],
-    ['0099-06-15', '0099-06-15T00:00:00.000Z'],
+    ['2026-11-22', '2026-11-22T00:00:00.000000Z'],
+    ['2026-11-22 10:30:05', '2026-11-22T10:30:05.000000Z'],
+    ['2026-11-22T10:30:05Z', '2026-11-22T10:30:05.000000Z'],
+    ['2026-11-22t10:30:05z', '2026-11-22T10:30:05.000000Z'],
+    ['2026-11-22T10:30:05.123456789Z', '2026-11-22T10:30:05.123457Z'],
+    ['2026-11-22T10:30:05.000001Z', '2026-11-22T10:30:05.000001Z'],
+    ['2026-11-22T23:59:59.9999991Z', '2026-11-23T00:00:00.000000Z'],
+    ['2026-11-22T10:30:05+02:00', '2026-11-22T08:30:05.000000Z'],
+    ['2026-11-22T23:30:00-01:00', '2026-11-23T00:30:00.000000Z'],
+    ['2028-02-29', '2028-02-29T00:00:00.000000Z'],
+    ['2000-02-29', '2000-02-29T00:00:00.000000Z'],
+    ['0001-01-01', '0001-01-01T00:00:00.000000Z'],
+    ['0099-06-15', '0099-06-15T00:00:00.000000Z'],
   ])('%s -> %s', (value, expected) => {
     expect(parseDateBound('start_date_min', value)).toBe(expected);
+  });
+
+  it('keeps microseconds, rounding a finer fraction in the bound\'s favour (up for _min, down for _max)', () => {
+    expect(parseDateBound('end_date_max', '2026-11-22T10:30:05.123456789Z')).toBe('2026-11-22T10:30:05.123456Z');
+    expect(parseDateBound('end_date_max', '2026-11-22T23:59:59.9999999Z')).toBe('2026-11-22T23:59:59.999999Z');
+    expect(parseDateBound('start_time_min', '2026-11-22T10:30:05.0000001+01:00')).toBe('2026-11-22T09:30:05.000001Z');
+    expect(parseDateBound('start_time_max', '2026-11-22T10:30:05.0000001+01:00')).toBe('2026-11-22T09:30:05.000000Z');
   });
 
   it.each(['', 'tomorrow', '2026-11-22T10:30Z', '2026-1-2', '2026-13-01', '2026-00-10', '2026-02-29', '1900-02-29', '2026-04-31',
@@ -88,6 +98,16 @@ describe('keyset cursors', () => {
     expect(decodeKeysetCursor('volume', true, encodeKeysetCursor('volume', true, { sort_value: '1520.50000000', id: '3' }))).toEqual({ value: '1520.50000000', id: 3 });
   });
 
+  it('round-trips the longest title an event may have, whatever its characters', () => {
+    // 300 characters (migration 0007); a control character takes 6 bytes of JSON, an emoji 4 bytes of UTF-8
+    for (const ch of ['\u0001', '😀', '"', '中']) {
+      const title = ch.repeat(300);
+      const cursor = encodeKeysetCursor('title', false, { sort_value: title, id: String(Number.MAX_SAFE_INTEGER) });
+      expect(cursor.length).toBeLessThanOrEqual(KEYSET_CURSOR_MAX_LENGTH);
+      expect(decodeKeysetCursor('title', false, cursor)).toEqual({ value: title, id: Number.MAX_SAFE_INTEGER });
+    }
+  });
+
   it('refuses a cursor of another ordering or direction, and tampered keys', () => {
     const cursor = encodeKeysetCursor('title', true, { sort_value: 'A', id: '1' });
     expect(() => decodeKeysetCursor('title', false, cursor)).toThrow(DomainError);
@@ -95,6 +115,8 @@ describe('keyset cursors', () => {
     expect(() => decodeKeysetCursor('volume', true, encodeCursor('compat-events:volume:asc', ['NaN', 1]))).toThrow(DomainError);
     expect(() => decodeKeysetCursor('volume', true, encodeCursor('compat-events:volume:asc', ['1', -1]))).toThrow(DomainError);
     expect(() => decodeKeysetCursor('updated_at', true, encodeCursor('compat-events:updated_at:asc', ['yesterday', 1]))).toThrow(DomainError);
+    expect(() => decodeKeysetCursor('updated_at', true, encodeCursor('compat-events:updated_at:asc', ['2026-02-30T00:00:00.000000Z', 1]))).toThrow(DomainError);
+    expect(() => decodeKeysetCursor('title', true, encodeCursor('compat-events:title:asc', ['A\u0000', 1]))).toThrow(DomainError);
     try {
       decodeKeysetCursor('id', true, 'nope!');
       expect.unreachable();

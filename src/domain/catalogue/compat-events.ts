@@ -5,6 +5,7 @@ import { DomainError, invalid, notFound } from '../errors.js';
 import { decodeCursor, encodeCursor, type KeyPart } from '../pagination/cursor.js';
 import { firstOf, listValues } from '../pagination/lists.js';
 import { OFFSET_SCAN_WINDOW, offsetWindow } from '../pagination/offset.js';
+import { canName } from './compat-refs.js';
 
 /**
  * The compatibility events: `/events`, `/events/keyset`, `/events/pagination`, `/events/results` and the
@@ -140,11 +141,13 @@ export function parseOrderKey<T>(value: string | undefined, keys: Readonly<Recor
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})?)?$/;
 
 /**
- * A date filter value as an ISO instant: RFC 3339 (`2026-11-22T10:00:00Z`, `...+02:00`, fractions of a
- * second), `YYYY-MM-DD HH:mm:ss` (UTC) or `YYYY-MM-DD` (midnight UTC). Anything else, or an impossible date,
- * is a 400 naming the parameter.
+ * A date filter value as an ISO instant to the microsecond (what PostgreSQL keeps): RFC 3339
+ * (`2026-11-22T10:00:00Z`, `...+02:00`, fractions of a second), `YYYY-MM-DD HH:mm:ss` (UTC) or `YYYY-MM-DD`
+ * (midnight UTC). Anything else, or an impossible date, is a 400 naming the parameter. A fraction finer than a
+ * microsecond is rounded to the stored precision in the bound's favour: up for a lower bound (`*_min`: at or
+ * after 10:00:00.0000001 is at or after 10:00:00.000001), down for an upper one.
  */
-export function parseDateBound(name: string, value: string): string {
+export function parseDateBound(name: string, value: string, rounding: 'up' | 'down' = name.endsWith('_min') ? 'up' : 'down'): string {
   const fail = () => {
     const message = `${name} must be an RFC 3339 timestamp, 'YYYY-MM-DD HH:mm:ss' or 'YYYY-MM-DD'`;
     return invalid(message, [{ location: 'query', path: name, message }]);
@@ -166,14 +169,16 @@ export function parseDateBound(name: string, value: string): string {
     if (oh > 23 || om > 59) throw fail();
     offsetMinutes = sign * (oh * 60 + om);
   }
-  const millis = fraction ? Math.floor(Number(`0${fraction}`) * 1000) : 0;
+  // the fraction in microseconds (0 to 1,000,000 after rounding up), kept apart from the milliseconds of a Date
+  const nanos = `${fraction.slice(1)}000000000`.slice(0, 9);
+  const micros = Number(nanos.slice(0, 6)) + (rounding === 'up' && Number(nanos.slice(6)) > 0 ? 1 : 0);
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
-  date.setUTCHours(hour, minute, second, millis);
-  const instant = date.getTime() - offsetMinutes * 60_000;
+  date.setUTCHours(hour, minute, second, 0);
+  const instant = date.getTime() - offsetMinutes * 60_000 + Math.floor(micros / 1000);
   const result = new Date(instant);
   if (result.getUTCFullYear() < 1 || result.getUTCFullYear() > 9999) throw fail();
-  return result.toISOString();
+  return result.toISOString().replace(/Z$/, `${String(micros % 1000).padStart(3, '0')}Z`);
 }
 
 function daysInMonth(year: number, month: number): number {
@@ -212,6 +217,8 @@ export function containsPattern(text: string): string {
 
 const NUMERIC_ID = /^[0-9]{1,18}$/;
 const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value === '' ? undefined : value);
+/** The values of a list filter that can name something: undefined when none was given, empty when none can. */
+const nameable = (values: string[]): string[] | undefined => (values.length === 0 ? undefined : values.filter(canName));
 
 /** Keyset cursor: which collection (sort key and direction) and the shape of its key. */
 function keysetCursor(column: KeysetColumn, ascending: boolean): { collection: string; shape: KeyPart[] } {
@@ -222,6 +229,13 @@ function keysetCursor(column: KeysetColumn, ascending: boolean): { collection: s
 }
 
 const NUMERIC_TEXT = /^-?\d{1,30}(\.\d{1,30})?$/;
+
+/**
+ * The longest keyset cursor. An ordering by title or slug carries the whole value: a title of 300 characters
+ * (the most an event may have, migration 0007) is at most 1,800 bytes of JSON (every character escaped as
+ * `\u00XX`), about 2,500 characters of base64url with the rest of the cursor.
+ */
+export const KEYSET_CURSOR_MAX_LENGTH = 4096;
 
 export function encodeKeysetCursor(column: KeysetColumn, ascending: boolean, row: { sort_value: string; id: string }): string {
   const { collection } = keysetCursor(column, ascending);
@@ -235,7 +249,7 @@ export function decodeKeysetCursor(column: KeysetColumn, ascending: boolean, cur
   const malformed = () => invalid(message, [{ location: 'query', path: 'after_cursor', message: 'malformed cursor' }]);
   let key: Array<string | number>;
   try {
-    key = decodeCursor(collection, cursor, shape);
+    key = decodeCursor(collection, cursor, shape, { maxLength: KEYSET_CURSOR_MAX_LENGTH });
   } catch (error) {
     if (error instanceof DomainError) throw malformed();
     throw error;
@@ -256,26 +270,31 @@ export class CompatEventService {
   /** The shared filters as one `EventFilter`, or NONE when they can match nothing (an unknown tag, say). */
   async sharedFilter(q: SharedFilterQuery): Promise<EventFilter | typeof NONE> {
     const filter: EventFilter = {};
+    // Stored text never holds NUL: a value holding one names nothing (and must not reach PostgreSQL, which
+    // refuses NUL in text). A scalar filter naming nothing matches nothing; in a list, such values are dropped,
+    // and a list left empty matches nothing.
     filter.seriesTicker = nonEmpty(firstOf(q.series_ticker, q.seriesTicker));
     filter.recurrence = nonEmpty(q.recurrence);
-    const slugs = listValues(q.slug);
-    if (slugs.length > 0) filter.slugs = slugs;
-    const ids = listValues(q.id);
-    if (ids.length > 0) filter.idsOrTickers = { ids: ids.filter((v) => NUMERIC_ID.test(v)), tickers: ids };
+    if ([filter.seriesTicker, filter.recurrence].some((v) => v !== undefined && !canName(v))) return NONE;
+    const slugs = nameable(listValues(q.slug));
+    const ids = nameable(listValues(q.id));
+    const tagIdValues = nameable(listValues(q.tag_id, q.tagId));
+    const tagSlugValues = nameable(listValues(q.tag_slug, q.tagSlug));
+    if ([slugs, ids, tagIdValues, tagSlugValues].some((values) => values?.length === 0)) return NONE;
+    if (slugs) filter.slugs = slugs;
+    if (ids) filter.idsOrTickers = { ids: ids.filter((v) => NUMERIC_ID.test(v)), tickers: ids };
 
     const related = firstOf(q.related_tags, q.relatedTags) ?? false;
     const includeSets: string[][] = [];
-    const tagIdValues = listValues(q.tag_id, q.tagId);
-    const tagSlugValues = listValues(q.tag_slug, q.tagSlug);
     for (const [values, slugsOnly] of [[tagIdValues, false], [tagSlugValues, true]] as const) {
-      if (values.length === 0) continue;
+      if (values === undefined) continue;
       let tagIds = await repo.resolveTagIds(this.db, { ids: slugsOnly ? [] : values.filter((v) => NUMERIC_ID.test(v)), slugs: values });
       if (tagIds.length === 0) return NONE;
       if (related) tagIds = await repo.relatedTagIds(this.db, tagIds);
       includeSets.push(tagIds);
     }
     if (includeSets.length > 0) filter.includeTagSets = includeSets;
-    const excluded = listValues(q.exclude_tag_id, q.excludeTagId);
+    const excluded = listValues(q.exclude_tag_id, q.excludeTagId).filter(canName);
     if (excluded.length > 0) {
       const tagIds = await repo.resolveTagIds(this.db, { ids: excluded.filter((v) => NUMERIC_ID.test(v)), slugs: excluded });
       if (tagIds.length > 0) filter.excludeTagIds = tagIds;
@@ -352,6 +371,7 @@ export class CompatEventService {
       if (filter.seriesIds.length === 0) return { rows: [], nextCursor: null };
     }
     const titleSearch = nonEmpty(q.title_search);
+    if (titleSearch !== undefined && !canName(titleSearch)) return { rows: [], nextCursor: null };
     if (titleSearch !== undefined) filter.titleLike = containsPattern(titleSearch);
     if (nonEmpty(q.event_date) !== undefined) filter.eventDate = parseDay('event_date', q.event_date!);
     if (nonEmpty(q.start_time_min) !== undefined) filter.startTimeMin = parseDateBound('start_time_min', q.start_time_min!);
@@ -366,14 +386,14 @@ export class CompatEventService {
 
   /** `/events/{id}`: by id or ticker. */
   async get(idOrTicker: string): Promise<CompatEventDetailRow> {
-    const row = await repo.findEventDetail(this.db, 'idOrTicker', idOrTicker);
+    const row = canName(idOrTicker) ? await repo.findEventDetail(this.db, 'idOrTicker', idOrTicker) : undefined;
     if (!row) throw notFound(`no event '${idOrTicker}'`);
     return row;
   }
 
   /** `/events/slug/{slug}`: by slug or ticker. */
   async getBySlug(slugOrTicker: string): Promise<CompatEventDetailRow> {
-    const row = await repo.findEventDetail(this.db, 'slugOrTicker', slugOrTicker);
+    const row = canName(slugOrTicker) ? await repo.findEventDetail(this.db, 'slugOrTicker', slugOrTicker) : undefined;
     if (!row) throw notFound(`no event '${slugOrTicker}'`);
     return row;
   }
@@ -393,7 +413,7 @@ export class CompatEventService {
   }
 
   private async eventId(idOrTicker: string): Promise<string> {
-    const id = await repo.findEventId(this.db, idOrTicker);
+    const id = canName(idOrTicker) ? await repo.findEventId(this.db, idOrTicker) : undefined;
     if (id === undefined) throw notFound(`no event '${idOrTicker}'`);
     return id;
   }

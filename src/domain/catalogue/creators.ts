@@ -5,6 +5,7 @@ import { notFound } from '../errors.js';
 import { firstOf } from '../pagination/lists.js';
 import { offsetWindow } from '../pagination/offset.js';
 import { containsPattern, parseOrderKey } from './compat-events.js';
+import { canName } from './compat-refs.js';
 
 /** `/events/creators`: the accounts that created at least one event (specification 2.7). */
 
@@ -30,6 +31,8 @@ export class EventCreatorService {
     if (window.limit === 0) return [];
     const name = firstOf(q.creatorName, q.creator_name);
     const handle = firstOf(q.creatorHandle, q.creator_handle);
+    // No name or handle holds NUL (PostgreSQL refuses it in text): such a value matches no creator.
+    if (!canName(name ?? '') || !canName(handle ?? '')) return [];
     return repo.listCreators(
       this.db,
       { nameLike: name ? containsPattern(name) : undefined, handleLike: handle ? containsPattern(handle) : undefined },

@@ -27,7 +27,19 @@ describe('cursor', () => {
 
   it('refuses a malformed timestamp or uuid part', () => {
     expect(() => decodeCursor('a', encodeCursor('a', ['2026-13-45T99:00:00Z']), ['timestamp'])).toThrow(DomainError);
+    // dates JavaScript rolls over or accepts but PostgreSQL refuses
+    for (const value of ['2026-02-30T00:00:00Z', '2026-02-29T00:00:00Z', '2026-04-31T12:00:00.5Z', '2026-11-22T24:00:00Z', '0000-01-01T00:00:00Z']) {
+      expect(() => decodeCursor('a', encodeCursor('a', [value]), ['timestamp']), value).toThrow(DomainError);
+    }
+    expect(decodeCursor('a', encodeCursor('a', ['2028-02-29T23:59:59.999999Z']), ['timestamp'])).toEqual(['2028-02-29T23:59:59.999999Z']);
     expect(() => decodeCursor('a', encodeCursor('a', ["1' or 1=1"]), ['uuid'])).toThrow(DomainError);
+  });
+
+  it('refuses NUL in a text part, and cursors longer than the collection allows', () => {
+    expect(() => decodeCursor('a', encodeCursor('a', ['x\u0000']), ['text'])).toThrow(DomainError);
+    const long = encodeCursor('a', ['x'.repeat(1500)]);
+    expect(() => decodeCursor('a', long, ['text'])).toThrow(DomainError);
+    expect(decodeCursor('a', long, ['text'], { maxLength: 4096 })).toEqual(['x'.repeat(1500)]);
   });
 
   it('splits a page fetched with one extra row', () => {

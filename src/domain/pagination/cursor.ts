@@ -12,10 +12,26 @@ type Key = ReadonlyArray<string | number>;
 /** What each part of a cursor's key must look like: checked before the key reaches a query. */
 export type KeyPart = 'text' | 'integer' | 'timestamp' | 'uuid';
 
+/** Cursors are at most this long unless a collection allows more (its keys carry long text). */
+export const CURSOR_MAX_LENGTH = 1024;
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+
+/**
+ * A real instant in years 1 to 9999: JavaScript's parser rolls impossible dates over (February 30th is
+ * March 2nd, 24:00 the next day) and takes year 0, all of which PostgreSQL refuses, so the date and time
+ * must come back unchanged.
+ */
+function isRealInstant(value: string): boolean {
+  const time = Date.parse(value);
+  return !Number.isNaN(time) && !value.startsWith('0000') && new Date(time).toISOString().slice(0, 19) === value.slice(0, 19);
+}
+
 const PART_CHECKS: Record<KeyPart, (value: unknown) => boolean> = {
-  text: (value) => typeof value === 'string' && value.length <= 512,
+  // bounded by the cursor's length; PostgreSQL refuses NUL in text, and no stored text holds one
+  text: (value) => typeof value === 'string' && !value.includes('\0'),
   integer: (value) => Number.isSafeInteger(value),
-  timestamp: (value) => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/.test(value) && !Number.isNaN(Date.parse(value)),
+  timestamp: (value) => typeof value === 'string' && TIMESTAMP.test(value) && isRealInstant(value),
   uuid: (value) => typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value),
 };
 
@@ -23,11 +39,16 @@ export function encodeCursor(collection: string, key: Key): string {
   return Buffer.from(JSON.stringify({ v: VERSION, c: collection, k: key }), 'utf8').toString('base64url');
 }
 
-export function decodeCursor(collection: string, cursor: string, shape: readonly KeyPart[]): Array<string | number> {
+export function decodeCursor(
+  collection: string,
+  cursor: string,
+  shape: readonly KeyPart[],
+  options: { maxLength?: number } = {},
+): Array<string | number> {
   const malformed = invalid(`cursor is not a cursor of this collection; pass back the cursor of the previous page verbatim`, [
     { location: 'query', path: 'cursor', message: 'malformed cursor' },
   ]);
-  if (!/^[A-Za-z0-9_-]{1,1024}$/.test(cursor)) throw malformed;
+  if (cursor.length > (options.maxLength ?? CURSOR_MAX_LENGTH) || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw malformed;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
