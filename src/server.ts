@@ -9,9 +9,12 @@ import { createDb, type Db } from './db/knex.js';
 import { migrateLatest } from './db/migrate.js';
 import type { Logger } from './logger.js';
 import { seedDemo } from './domain/demo/seed.js';
+import { startExpirySweep } from './domain/trading/sweep.js';
 import { createServices, type Services } from './services.js';
 
 export const DOCUMENT_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../openapi/dist/openapi.json');
+
+const EXPIRY_SWEEP_INTERVAL_MS = 1000;
 
 export interface RunningService {
   server: Server;
@@ -48,10 +51,14 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    // Orders past their expiration_ts are cancelled within about a second (placements in their market
+    // also cancel them on the spot).
+    const expirySweep = startExpirySweep(services.trading, EXPIRY_SWEEP_INTERVAL_MS, (error) => logger.error({ err: error }, 'order expiry sweep failed'));
 
     let stopping: Promise<void> | undefined;
     const stop = () => {
       stopping ??= (async () => {
+        await expirySweep.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

@@ -3,6 +3,7 @@ import type { Db } from './db/knex.js';
 import { AccountService } from './domain/accounts/service.js';
 import { CatalogueAdminService } from './domain/catalogue/admin.js';
 import { SystemService } from './domain/system/service.js';
+import { TradingService } from './domain/trading/service.js';
 // --- catalogue service imports ---
 import { CatalogueEventService } from './domain/catalogue/events.js';
 import { CatalogueMarketService } from './domain/catalogue/markets.js';
@@ -20,6 +21,8 @@ export interface Services {
   accounts: AccountService;
   system: SystemService;
   catalogueAdmin: CatalogueAdminService;
+  /** Orders, portfolio and market data; also settles markets the catalogue closes or resolves. */
+  trading: TradingService;
   // --- catalogue read services ---
   catalogueEvents: CatalogueEventService;
   catalogueSeries: CatalogueSeriesService;
@@ -36,10 +39,12 @@ export interface Services {
 }
 
 export function createServices(db: Db, config: Config, document: object): Services {
+  const trading = new TradingService(db);
   return {
     accounts: new AccountService(db, { startingBalance: config.startingBalance, tokenTtlSecs: config.tokenTtlSecs }),
     system: new SystemService(db),
-    catalogueAdmin: new CatalogueAdminService(db),
+    catalogueAdmin: new CatalogueAdminService(db, trading),
+    trading,
     // --- catalogue read services ---
     catalogueEvents: new CatalogueEventService(db),
     catalogueSeries: new CatalogueSeriesService(db),

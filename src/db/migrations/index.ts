@@ -6,6 +6,7 @@ import * as m0004 from './0004_public_search_indexes.js';
 import * as m0005 from './0005_tag_active_event_counts.js';
 import * as m0006 from './0006_compat_event_orderings.js';
 import * as m0007 from './0007_event_text_bounds.js';
+import * as m0008 from './0008_create_trading.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -19,4 +20,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0005_tag_active_event_counts', migration: m0005 },
   { name: '0006_compat_event_orderings', migration: m0006 },
   { name: '0007_event_text_bounds', migration: m0007 },
+  { name: '0008_create_trading', migration: m0008 },
 ];

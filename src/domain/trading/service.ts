@@ -1,0 +1,688 @@
+import { randomUUID } from 'node:crypto';
+import { inTransaction, type Db, type Queryable } from '../../db/knex.js';
+import * as repo from '../../db/repositories/trading.js';
+import type { MarketResult } from '../../db/rows.js';
+import type { MarketSettlement } from '../catalogue/admin.js';
+import { conflict, invalid, notFound } from '../errors.js';
+import { decodeCursor, encodeCursor, splitPage } from '../pagination/cursor.js';
+import { bookSideOf, OrderBook, yesPriceOf, type Order } from './book.js';
+import { Changeset, payoutMicroDots, type LiveOrder } from './changes.js';
+import {
+  formatMoney,
+  iso,
+  lotsOf,
+  microOf,
+  orderIdOf,
+  pageLimit,
+  parseDecreaseCount,
+  parsePlacement,
+  parseStatuses,
+  parseTerms,
+  ticksOf,
+} from './input.js';
+import { formatLots, formatMicroDots, formatTicks, notionalMicroDots, TICKS_PER_DOT } from './money.js';
+import type {
+  BalanceView,
+  BatchCancelItem,
+  CursorPage,
+  FillView,
+  ListOrdersInput,
+  OrderbookView,
+  OrderStatus,
+  OrderView,
+  PlaceOrderInput,
+  PositionView,
+  PreviewInput,
+  PreviewView,
+  SettlementView,
+  Trading,
+  TradeView,
+} from './types.js';
+
+export interface TradingOptions {
+  /** The clock (tests move it); defaults to the system clock. */
+  now?: () => Date;
+}
+
+const UNIQUE_VIOLATION = '23505';
+const CLIENT_ORDER_ID_INDEX = 'orders_account_client_order_id_unique';
+/** Markets handled per expiry pass before looking again. */
+const EXPIRY_BATCH = 100;
+
+const isLive = (row: { status: string }) => row.status === 'OPEN' || row.status === 'PARTIAL';
+
+function liveOrderOf(row: repo.OrderRow): LiveOrder {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    marketId: String(row.market_id),
+    side: row.side,
+    action: row.action,
+    price: ticksOf(row.price),
+    remaining: lotsOf(row.remaining),
+  };
+}
+
+function engineOrderOf(order: LiveOrder, sequence: string): Order {
+  return { id: order.id, accountId: order.accountId, side: order.side, action: order.action, price: order.price, remaining: order.remaining, sequence: BigInt(sequence) };
+}
+
+function orderView(row: repo.OrderRow): OrderView {
+  return {
+    order_id: row.id,
+    market_id: String(row.market_id),
+    ticker: row.ticker,
+    side: row.side,
+    action: row.action,
+    type: 'LIMIT',
+    time_in_force: row.time_in_force,
+    price: formatTicks(ticksOf(row.price)),
+    count: formatLots(lotsOf(row.count)),
+    fill_count: formatLots(lotsOf(row.filled)),
+    remaining_count: formatLots(lotsOf(row.remaining)),
+    status: row.status,
+    client_order_id: row.client_order_id,
+    builder_code: row.builder_code,
+    builder_maker_fee_bps: 0,
+    builder_taker_fee_bps: 0,
+    expiration_ts: row.expiration_ts ? iso(row.expiration_ts) : null,
+    post_only: row.post_only,
+    reduce_only: row.reduce_only,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+/**
+ * Order management, portfolio and market data over the matching engine (book.ts), and the settlement of
+ * closed and resolved markets (MarketSettlement, called inside the catalogue's transaction).
+ *
+ * Concurrency: everything that changes a market's book runs in one transaction holding that market's row
+ * lock (repo.lockMarket; several markets: in id order), then locks the balance rows of every account it
+ * touches in account order. Positions of a market change only under its lock. So matching is serialised
+ * per market across any number of processes, and transactions never wait on each other in a cycle.
+ */
+export class TradingService implements Trading, MarketSettlement {
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly db: Db,
+    options: TradingOptions = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  // --- orders
+
+  async previewOrder(accountId: string, input: PreviewInput): Promise<PreviewView> {
+    const terms = parseTerms(input);
+    const market = await repo.findMarket(this.db, terms.ticker);
+    if (!market) throw notFound(`no market '${terms.ticker}'`);
+    if (market.status !== 'ACTIVE') throw conflict(`market '${market.ticker}' is ${market.status}, not ACTIVE`);
+    const balance = await repo.findBalance(this.db, accountId);
+    const available = balance ? microOf(balance.cash) : 0n;
+    const notional = notionalMicroDots(terms.price, terms.lots);
+    const buy = terms.action === 'buy';
+    let positionAvailable: bigint | undefined;
+    if (!buy) {
+      const position = await repo.findPosition(this.db, accountId, market.id, terms.side);
+      positionAvailable = position ? lotsOf(position.shares) - lotsOf(position.reserved) : 0n;
+    }
+    const two = (micro: bigint) => formatMicroDots(micro, 2);
+    const breakdown = (role: 'maker' | 'taker') => ({
+      role,
+      platform_fee_bps: 0 as const,
+      builder_fee_bps: 0 as const,
+      platform_fee: '0.00',
+      builder_fee: '0.00',
+      total_fee: '0.00',
+      cash_required: buy ? two(notional) : '0.00',
+      net_proceeds: buy ? '0.00' : two(notional),
+    });
+    return {
+      market_id: String(market.id),
+      ticker: market.ticker,
+      side: terms.side === 'yes' ? 'YES' : 'NO',
+      action: terms.action,
+      price: formatTicks(terms.price),
+      count: formatLots(terms.lots),
+      notional: two(notional),
+      reserve_required: buy ? two(notional) : '0.00',
+      available_balance: formatMoney(available),
+      sufficient_balance: buy ? available >= notional : true,
+      position_available: positionAvailable === undefined ? null : formatLots(positionAvailable),
+      sufficient_position: positionAvailable === undefined ? null : positionAvailable >= terms.lots,
+      platform_taker_fee_bps: 0,
+      platform_maker_fee_bps: 0,
+      builder_code: terms.builderCode,
+      builder_maker_fee_bps: 0,
+      builder_taker_fee_bps: 0,
+      maker: breakdown('maker'),
+      taker: breakdown('taker'),
+    };
+  }
+
+  async placeOrder(accountId: string, input: PlaceOrderInput): Promise<OrderView> {
+    const now = this.now();
+    const order = parsePlacement(input, now);
+    let marketId = '';
+    const view = await inTransaction(this.db, async (tx) => {
+      const market = await repo.lockMarket(tx, order.ticker);
+      if (!market) throw notFound(`no market '${order.ticker}'`);
+      if (market.status !== 'ACTIVE') throw conflict(`market '${market.ticker}' is ${market.status}, not ACTIVE`);
+      marketId = String(market.id);
+      if (order.clientOrderId !== undefined && (await repo.clientOrderIdTaken(tx, accountId, order.clientOrderId))) {
+        throw conflict(`client_order_id '${order.clientOrderId}' is already used by another order of this account`);
+      }
+      if (order.action === 'sell') {
+        const position = await repo.findPosition(tx, accountId, marketId, order.side);
+        const available = position ? lotsOf(position.shares) - lotsOf(position.reserved) : 0n;
+        if (available < order.lots) {
+          throw invalid(`insufficient position: ${formatLots(available)} ${order.side.toUpperCase()} shares available to sell, order needs ${formatLots(order.lots)}`);
+        }
+      }
+
+      const id = randomUUID();
+      const sequence = await repo.nextOrderSequence(tx);
+      const taker: LiveOrder = { id, accountId, marketId, side: order.side, action: order.action, price: order.price, remaining: order.lots };
+      const makerSide = bookSideOf(order.side, order.action) === 'bid' ? 'ask' : 'bid';
+      const crossing = await repo.findCrossingOrders(tx, marketId, makerSide, formatTicks(yesPriceOf(order.side, order.price)));
+
+      const changes = new Changeset();
+      const resting = new Map<string, LiveOrder>();
+      const book = new OrderBook();
+      for (const row of crossing) {
+        const live = liveOrderOf(row);
+        // Expired but not yet swept: cancelled here, never matched.
+        if (row.expiration_ts && row.expiration_ts.getTime() <= now.getTime()) changes.cancelResting(live, 'expired');
+        else {
+          resting.set(live.id, live);
+          book.add(engineOrderOf(live, row.sequence));
+        }
+      }
+      const result = book.match(engineOrderOf(taker, sequence), { timeInForce: order.timeInForce, postOnly: order.postOnly });
+      if (result.rejected === 'post_only_would_cross') throw invalid('post_only order would cross the book: it would execute at once instead of resting');
+
+      changes.reserve(taker, order.lots);
+      for (const fill of result.fills) changes.applyFill(marketId, fill, order.price);
+      for (const own of result.selfTradeCancelled) changes.cancelResting(resting.get(own.id)!, 'self_trade');
+      changes.release(taker, result.cancelledRemainder);
+      if (result.restingRemainder > 0n) changes.rest({ ...taker, remaining: result.restingRemainder });
+
+      const balances = await this.lockBalances(tx, [...changes.accounts(), accountId]);
+      const required = order.action === 'buy' ? notionalMicroDots(order.price, order.lots) : 0n;
+      const cash = balances.get(accountId)?.cash ?? 0n;
+      if (cash < required) {
+        throw invalid(`insufficient balance: ${formatMoney(cash)} Dots available, order needs ${formatMoney(required)}`);
+      }
+
+      const status: OrderStatus =
+        result.restingRemainder > 0n ? (result.filled > 0n ? 'PARTIAL' : 'OPEN') : result.cancelledRemainder > 0n ? 'CANCELLED' : 'FILLED';
+      const cancelReason =
+        result.rejected === 'fok_not_fillable' ? 'fok_not_fillable' : result.cancelledRemainder > 0n ? `${order.timeInForce.toLowerCase()}_remainder` : null;
+      await repo.insertOrder(tx, {
+        id,
+        account_id: accountId,
+        market_id: marketId,
+        side: order.side,
+        action: order.action,
+        price: formatTicks(order.price),
+        count: formatLots(order.lots),
+        remaining: formatLots(result.restingRemainder),
+        filled: formatLots(result.filled),
+        cancelled: formatLots(result.cancelledRemainder),
+        status,
+        time_in_force: order.timeInForce,
+        post_only: order.postOnly,
+        reduce_only: order.reduceOnly,
+        client_order_id: order.clientOrderId ?? id,
+        builder_code: order.builderCode,
+        expiration_ts: order.expiration,
+        sequence,
+        cancel_reason: cancelReason,
+      });
+      await this.persist(tx, changes, balances);
+      return orderView((await repo.findOrder(tx, accountId, id))!);
+    }).catch((error: { code?: string; constraint?: string }) => {
+      // Two placements with one client_order_id racing past the check above: the unique index decides.
+      if (error.code === UNIQUE_VIOLATION && error.constraint === CLIENT_ORDER_ID_INDEX) {
+        throw conflict(`client_order_id '${order.clientOrderId}' is already used by another order of this account`);
+      }
+      throw error;
+    });
+    await this.refreshRollups([marketId]);
+    return view;
+  }
+
+  async listOrders(accountId: string, input: ListOrdersInput): Promise<{ cursor: string | null; orders: OrderView[] }> {
+    const limit = pageLimit(input.limit);
+    const statuses = parseStatuses(input.status);
+    const after = input.cursor ? decodeCursor('orders', input.cursor, ['timestamp', 'uuid']) : undefined;
+    const marketId = await this.marketFilter([input.market, input.ticker]);
+    if (marketId === null) return { cursor: null, orders: [] };
+    const rows = await repo.listOrders(
+      this.db,
+      accountId,
+      { marketId, statuses },
+      after ? { createdAt: String(after[0]), id: String(after[1]) } : undefined,
+      limit + 1,
+    );
+    const page = splitPage(rows, limit);
+    const last = page.items.at(-1);
+    return {
+      cursor: page.hasMore && last ? encodeCursor('orders', [last.sort_created_at, last.id]) : null,
+      orders: page.items.map(orderView),
+    };
+  }
+
+  async getOrder(accountId: string, orderId: string): Promise<OrderView> {
+    const id = orderIdOf(orderId);
+    const row = id ? await repo.findOrder(this.db, accountId, id) : undefined;
+    if (!row) throw notFound(`no order '${clip(orderId)}'`);
+    return orderView(row);
+  }
+
+  async cancelOrder(accountId: string, orderId: string): Promise<void> {
+    const [result] = await this.cancelByIds(accountId, [orderId]);
+    if (result!.failure === 'not found') throw notFound(`no order '${clip(orderId)}'`);
+    if (result!.failure === 'not live') throw conflict(`order '${clip(orderId)}' is not live (already filled or cancelled)`);
+  }
+
+  async cancelOrders(accountId: string, orderIds: string[]): Promise<BatchCancelItem[]> {
+    const results = await this.cancelByIds(accountId, orderIds);
+    return results.map(({ orderId, failure }) => (failure ? { order_id: orderId, error: failure } : { order_id: orderId, status: 'cancelled' as const }));
+  }
+
+  async cancelAllOrders(accountId: string, input: { market?: string; ticker?: string }): Promise<{ cancelled: number; market_id: string }> {
+    if (input.market !== undefined && input.ticker !== undefined) throw invalid('use market or ticker, not both');
+    const ref = input.market ?? input.ticker;
+    let scope: string | undefined;
+    if (ref !== undefined) {
+      const market = await repo.findMarket(this.db, ref);
+      if (!market) throw notFound(`no market '${clip(ref)}'`);
+      scope = String(market.id);
+    }
+    const marketIds = [...new Set((await repo.findLiveOrdersOfAccount(this.db, accountId, scope)).map((o) => String(o.market_id)))];
+    const cancelled = await inTransaction(this.db, async (tx) => {
+      await repo.lockMarketsById(tx, marketIds);
+      // Again under the locks: only markets locked here, and only orders still live.
+      const locked = new Set(marketIds);
+      const live = (await repo.findLiveOrdersOfAccount(tx, accountId, scope)).filter((o) => locked.has(String(o.market_id)));
+      const changes = new Changeset();
+      for (const row of live) changes.cancelResting(liveOrderOf(row), 'requested');
+      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()));
+      return live.length;
+    });
+    await this.refreshRollups(marketIds);
+    return { cancelled, market_id: scope ?? '' };
+  }
+
+  async decreaseOrder(accountId: string, orderId: string, count: string): Promise<void> {
+    const id = orderIdOf(orderId);
+    if (!id) throw notFound(`no order '${clip(orderId)}'`);
+    const remaining = parseDecreaseCount(count);
+    const found = await repo.findOrder(this.db, accountId, id);
+    if (!found) throw notFound(`no order '${clip(orderId)}'`);
+    await inTransaction(this.db, async (tx) => {
+      await repo.lockMarketsById(tx, [String(found.market_id)]);
+      const row = (await repo.findOrder(tx, accountId, id))!;
+      if (!isLive(row)) throw conflict(`order '${id}' is ${row.status}, not live`);
+      const live = liveOrderOf(row);
+      if (remaining >= live.remaining) {
+        throw invalid(`count must be smaller than the remaining count ${formatLots(live.remaining)}, got ${formatLots(remaining)}`, [
+          { location: 'body', path: 'count', message: 'not smaller than the remaining count' },
+        ]);
+      }
+      const changes = new Changeset();
+      changes.decreaseResting(live, remaining);
+      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()));
+    });
+    await this.refreshRollups([String(found.market_id)]);
+  }
+
+  /**
+   * Cancels every live order whose expiry is at or before `now` (default: the service clock), through the
+   * same cancel path as a request (reserves released). Returns how many were cancelled. Safe to run in
+   * several processes at once: each market is handled under its row lock, and orders found already
+   * cancelled are skipped.
+   */
+  async expireOrders(now: Date = this.now()): Promise<number> {
+    let total = 0;
+    const seen = new Set<string>();
+    for (;;) {
+      const marketIds = (await repo.findMarketsWithExpiredOrders(this.db, now, EXPIRY_BATCH)).map(String).filter((id) => !seen.has(id));
+      if (marketIds.length === 0) return total;
+      for (const marketId of marketIds) {
+        seen.add(marketId);
+        total += await inTransaction(this.db, async (tx) => {
+          await repo.lockMarketsById(tx, [marketId]);
+          const expired = await repo.findExpiredOrdersOfMarket(tx, marketId, now);
+          const changes = new Changeset();
+          for (const row of expired) changes.cancelResting(liveOrderOf(row), 'expired');
+          await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()));
+          return expired.length;
+        });
+        await this.refreshRollups([marketId]);
+      }
+    }
+  }
+
+  // --- portfolio
+
+  async getBalance(accountId: string): Promise<BalanceView> {
+    const row = await repo.findBalance(this.db, accountId);
+    const cash = row ? microOf(row.cash) : 0n;
+    const reserved = row ? microOf(row.reserved) : 0n;
+    return { balance: formatMoney(cash + reserved), reserved: formatMoney(reserved), available: formatMoney(cash) };
+  }
+
+  async listPositions(accountId: string, input: CursorPage): Promise<{ cursor: string | null; positions: PositionView[] }> {
+    const page = await this.idPage('positions', input, (marketId, afterId, limit) => repo.listPositions(this.db, accountId, marketId, afterId, limit));
+    return {
+      cursor: page.cursor,
+      positions: page.items.map((r) => ({
+        market_id: String(r.market_id),
+        ticker: r.ticker,
+        side: r.side,
+        count: formatLots(lotsOf(r.shares)),
+        available: formatLots(lotsOf(r.shares) - lotsOf(r.reserved)),
+        updated_at: iso(r.updated_at),
+      })),
+    };
+  }
+
+  async listFills(accountId: string, input: CursorPage): Promise<{ cursor: string | null; fills: FillView[] }> {
+    const page = await this.idPage('fills', input, (marketId, afterId, limit) => repo.listFills(this.db, accountId, marketId, afterId, limit));
+    return {
+      cursor: page.cursor,
+      fills: page.items.map((r) => ({
+        fill_id: String(r.id),
+        order_id: r.order_id,
+        market_id: String(r.market_id),
+        ticker: r.ticker,
+        side: r.side,
+        action: r.action,
+        price: formatTicks(ticksOf(r.price)),
+        count: formatLots(lotsOf(r.count)),
+        role: r.role,
+        created_at: iso(r.created_at),
+      })),
+    };
+  }
+
+  async listSettlements(accountId: string, input: CursorPage): Promise<{ cursor: string | null; settlements: SettlementView[] }> {
+    const page = await this.idPage('settlements', input, (marketId, afterId, limit) => repo.listSettlements(this.db, accountId, marketId, afterId, limit));
+    return {
+      cursor: page.cursor,
+      settlements: page.items.map((r) => ({
+        settlement_id: String(r.id),
+        market_id: String(r.market_id),
+        ticker: r.ticker,
+        result: r.result,
+        yes_count: formatLots(lotsOf(r.yes_count)),
+        no_count: formatLots(lotsOf(r.no_count)),
+        payout: formatMoney(microOf(r.payout)),
+        created_at: iso(r.created_at),
+      })),
+    };
+  }
+
+  // --- market data
+
+  async listTrades(input: CursorPage): Promise<{ cursor: string | null; trades: TradeView[] }> {
+    const page = await this.idPage('trades', input, (marketId, afterId, limit) => repo.listTrades(this.db, marketId, afterId, limit));
+    return {
+      cursor: page.cursor,
+      trades: page.items.map((r) => {
+        const yes = ticksOf(r.yes_price);
+        return {
+          trade_id: String(r.id),
+          market_id: String(r.market_id),
+          ticker: r.ticker,
+          yes_price: formatTicks(yes),
+          no_price: formatTicks(TICKS_PER_DOT - yes),
+          count: formatLots(lotsOf(r.count)),
+          taker_side: r.taker_side,
+          created_at: iso(r.created_at),
+        };
+      }),
+    };
+  }
+
+  async getOrderbook(ticker: string): Promise<OrderbookView> {
+    const market = await repo.findMarket(this.db, ticker);
+    if (!market) throw notFound(`no market '${clip(ticker)}'`);
+    const levels = (await repo.bookLevels(this.db, String(market.id), this.now())).map((l) => ({ side: l.book_side, price: ticksOf(l.yes_price), lots: lotsOf(l.count) }));
+    const level = (price: number, lots: bigint): [string, string] => [formatTicks(price), formatLots(lots)];
+    return {
+      // YES bids: the bids, highest first. NO bids: the asks seen from NO (an ask at p is a NO bid at 1 - p), best first.
+      yes: levels.filter((l) => l.side === 'bid').sort((a, b) => b.price - a.price).map((l) => level(l.price, l.lots)),
+      no: levels.filter((l) => l.side === 'ask').sort((a, b) => a.price - b.price).map((l) => level(TICKS_PER_DOT - l.price, l.lots)),
+    };
+  }
+
+  // --- settlement (inside the catalogue's close / resolve transaction, which holds the market's row)
+
+  async onMarketClosed(tx: Queryable, marketId: string): Promise<void> {
+    const live = await repo.findLiveOrdersOfMarket(tx, marketId);
+    const changes = new Changeset();
+    for (const row of live) changes.cancelResting(liveOrderOf(row), 'market_closed');
+    await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()));
+  }
+
+  async onMarketResolved(tx: Queryable, marketId: string, result: MarketResult): Promise<void> {
+    const live = await repo.findLiveOrdersOfMarket(tx, marketId);
+    const holdings = await repo.findHoldingsOfMarket(tx, marketId);
+    const changes = new Changeset();
+    for (const row of live) changes.cancelResting(liveOrderOf(row), 'market_resolved');
+
+    const perAccount = new Map<string, { yes: bigint; no: bigint }>();
+    for (const h of holdings) {
+      const entry = perAccount.get(h.account_id) ?? { yes: 0n, no: 0n };
+      entry[h.side] += lotsOf(h.shares);
+      perAccount.set(h.account_id, entry);
+    }
+    const balances = await this.lockBalances(tx, [...changes.accounts(), ...perAccount.keys()]);
+    const settlementIds = await repo.insertSettlements(
+      tx,
+      [...perAccount].map(([accountId, held]) => ({
+        account_id: accountId,
+        market_id: marketId,
+        result,
+        yes_count: formatLots(held.yes),
+        no_count: formatLots(held.no),
+        payout: formatMicroDots(payoutMicroDots(result, 'yes', held.yes) + payoutMicroDots(result, 'no', held.no)),
+      })),
+    );
+    let pairs = 0n;
+    for (const [accountId, held] of perAccount) {
+      changes.pay(accountId, marketId, payoutMicroDots(result, 'yes', held.yes) + payoutMicroDots(result, 'no', held.no), settlementIds.get(accountId)!);
+      if (held.yes > 0n) changes.removeShares(accountId, marketId, 'yes', held.yes);
+      if (held.no > 0n) changes.removeShares(accountId, marketId, 'no', held.no);
+      pairs += held.yes;
+    }
+    changes.market(marketId).openInterest -= pairs;
+    await this.persist(tx, changes, balances);
+  }
+
+  // --- internals
+
+  /** Locks these accounts' balance rows (sorted, deduplicated); returns them in exact units. */
+  private async lockBalances(tx: Queryable, accountIds: string[]): Promise<Map<string, { cash: bigint; reserved: bigint }>> {
+    const rows = await repo.lockBalances(tx, [...new Set(accountIds)].sort());
+    return new Map(rows.map((r) => [r.user_id, { cash: microOf(r.cash), reserved: microOf(r.reserved) }]));
+  }
+
+  /**
+   * Writes a Changeset: maker fills, cancels and decreases of resting orders, trades and fills, positions,
+   * balances, the ledger and the markets' figures. The balances must have been locked (`balances`); a
+   * change that would leave one negative is a bug, reported as such (nothing is written).
+   */
+  private async persist(tx: Queryable, changes: Changeset, balances: Map<string, { cash: bigint; reserved: bigint }>): Promise<void> {
+    for (const [accountId, delta] of changes.balances) {
+      const before = balances.get(accountId);
+      if (!before) throw new Error(`balance of account ${accountId} changes but was not locked`);
+      if (before.cash + delta.cash < 0n || before.reserved + delta.reserved < 0n) {
+        throw new Error(`account ${accountId} would go negative (cash ${before.cash}${delta.cash}, reserved ${before.reserved}${delta.reserved})`);
+      }
+    }
+    await repo.fillOrders(tx, [...changes.makerFills].map(([id, lots]) => ({ id, count: formatLots(lots) })));
+    await repo.cancelOrders(tx, changes.cancels);
+    for (const d of changes.decreases) await repo.decreaseOrder(tx, d.id, formatLots(d.remaining));
+
+    const tradeIds = await repo.insertTrades(
+      tx,
+      changes.trades.map((t) => ({
+        market_id: t.marketId,
+        yes_price: formatTicks(t.fill.yesPrice),
+        count: formatLots(t.fill.lots),
+        taker_side: t.takerSide,
+        maker_order_id: t.fill.maker.orderId,
+        taker_order_id: t.fill.taker.orderId,
+        kind: t.fill.kind,
+      })),
+    );
+    const fillIds = await repo.insertFills(
+      tx,
+      changes.trades.flatMap((t, i) =>
+        (['maker', 'taker'] as const).map((role) => {
+          const party = t.fill[role];
+          return {
+            trade_id: tradeIds[i]!,
+            order_id: party.orderId,
+            account_id: party.accountId,
+            market_id: t.marketId,
+            side: party.side,
+            action: party.action,
+            price: formatTicks(party.price),
+            count: formatLots(t.fill.lots),
+            role,
+          };
+        }),
+      ),
+    );
+
+    const byMarket = new Map<string, Array<{ accountId: string; side: 'yes' | 'no'; shares: string; reserved: string }>>();
+    for (const p of changes.positions.values()) {
+      if (p.shares === 0n && p.reserved === 0n) continue;
+      const list = byMarket.get(p.marketId) ?? [];
+      list.push({ accountId: p.accountId, side: p.side, shares: formatLots(p.shares), reserved: formatLots(p.reserved) });
+      byMarket.set(p.marketId, list);
+    }
+    for (const [marketId, list] of byMarket) await repo.applyPositionChanges(tx, marketId, list);
+
+    await repo.applyBalanceChanges(
+      tx,
+      [...changes.balances]
+        .filter(([, d]) => d.cash !== 0n || d.reserved !== 0n)
+        .map(([accountId, d]) => ({ accountId, cash: formatMicroDots(d.cash), reserved: formatMicroDots(d.reserved) })),
+    );
+    await repo.insertLedgerEntries(
+      tx,
+      changes.ledger.map((m) => {
+        let reference: string;
+        if ('order' in m.reference) reference = m.reference.order;
+        else if ('settlement' in m.reference) reference = m.reference.settlement;
+        else reference = fillIds.get(`${tradeIds[m.reference.trade]}:${m.reference.role}`)!;
+        return {
+          user_id: m.accountId,
+          amount: formatMicroDots(m.amount),
+          reserved_change: formatMicroDots(m.reservedChange),
+          kind: m.kind,
+          reference,
+          market_id: m.marketId,
+        };
+      }),
+    );
+
+    for (const [marketId, m] of changes.markets) {
+      if (m.volume === 0n && m.liquidity === 0n && m.openInterest === 0n && m.lastYesPrice === undefined) continue;
+      await repo.updateMarketStats(tx, marketId, {
+        volume: formatLots(m.volume),
+        liquidity: formatMicroDots(m.liquidity),
+        openInterest: formatLots(m.openInterest),
+        lastYesPrice: m.lastYesPrice === undefined ? undefined : formatTicks(m.lastYesPrice),
+        lastNoPrice: m.lastYesPrice === undefined ? undefined : formatTicks(TICKS_PER_DOT - m.lastYesPrice),
+      });
+    }
+  }
+
+  /**
+   * Cancels orders by id, in request order, in one transaction: their markets are locked in id order,
+   * then each id is cancelled or given its error (unknown, another account's, malformed: not found;
+   * no longer live, or named twice: not live).
+   */
+  private async cancelByIds(accountId: string, orderIds: readonly unknown[]): Promise<Array<{ orderId: string; failure?: 'not found' | 'not live' }>> {
+    const ids = orderIds.map((raw) => ({ raw: typeof raw === 'string' ? raw : String(raw), id: orderIdOf(raw) }));
+    const wanted = [...new Set(ids.flatMap((i) => (i.id ? [i.id] : [])))];
+    const found = await repo.findOrdersOfAccount(this.db, accountId, wanted);
+    const marketIds = [...new Set(found.filter(isLive).map((o) => String(o.market_id)))];
+    const results = await inTransaction(this.db, async (tx) => {
+      await repo.lockMarketsById(tx, marketIds);
+      const current = new Map((await repo.findOrdersOfAccount(tx, accountId, wanted)).map((o) => [o.id, o]));
+      const locked = new Set(marketIds);
+      const done = new Set<string>();
+      const changes = new Changeset();
+      const out = ids.map(({ raw, id }): { orderId: string; failure?: 'not found' | 'not live' } => {
+        const row = id ? current.get(id) : undefined;
+        if (!row) return { orderId: raw, failure: 'not found' };
+        // Orders only ever leave the live state, so one live now was live before and its market is locked.
+        if (!isLive(row) || done.has(row.id) || !locked.has(String(row.market_id))) return { orderId: raw, failure: 'not live' };
+        done.add(row.id);
+        changes.cancelResting(liveOrderOf(row), 'requested');
+        return { orderId: raw };
+      });
+      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()));
+      return out;
+    });
+    await this.refreshRollups(marketIds);
+    return results;
+  }
+
+  /** A page of a collection keyed by a bigint id, newest first, optionally of one market (by ticker or id). */
+  private async idPage<T extends { id: string }>(
+    collection: string,
+    input: CursorPage,
+    fetch: (marketId: string | undefined, afterId: string | undefined, limit: number) => Promise<T[]>,
+  ): Promise<{ cursor: string | null; items: T[] }> {
+    const limit = pageLimit(input.limit);
+    const after = input.cursor ? decodeCursor(collection, input.cursor, ['integer']) : undefined;
+    const marketId = await this.marketFilter([input.ticker]);
+    if (marketId === null) return { cursor: null, items: [] };
+    const rows = await fetch(marketId, after ? String(after[0]) : undefined, limit + 1);
+    const page = splitPage(rows, limit);
+    const last = page.items.at(-1);
+    return { cursor: page.hasMore && last ? encodeCursor(collection, [Number(last.id)]) : null, items: page.items };
+  }
+
+  /** The one market the given references (tickers or ids; undefined: no filter) name; null when none or different ones. */
+  private async marketFilter(refs: Array<string | undefined>): Promise<string | undefined | null> {
+    let marketId: string | undefined;
+    for (const ref of refs) {
+      if (ref === undefined || ref === '') continue;
+      const market = await repo.findMarket(this.db, ref);
+      if (!market || (marketId !== undefined && marketId !== String(market.id))) return null;
+      marketId = String(market.id);
+    }
+    return marketId;
+  }
+
+  /**
+   * Event rollups (volume, liquidity, open interest) follow their markets. Recomputed after the trading
+   * transaction commits (see repo.refreshEventRollups for why not inside it); idempotent, so a failure here
+   * leaves nothing the next refresh does not repair, and is not the client's failure.
+   */
+  private async refreshRollups(marketIds: string[]): Promise<void> {
+    if (marketIds.length === 0 || marketIds.every((id) => id === '')) return;
+    try {
+      await repo.refreshEventRollups(this.db, marketIds.filter((id) => id !== ''));
+    } catch {
+      // Deliberately ignored: the order change is committed; rollups are recomputed on the next change.
+    }
+  }
+}
+
+function clip(value: unknown): string {
+  const s = String(value);
+  return s.length > 40 ? `${s.slice(0, 40)}...` : s;
+}
