@@ -126,6 +126,132 @@ const TWEAKS = {
       ctx.query.set('offset', '20');
     },
   },
+
+  // --- trading. Orders are the contract USER's, on the example market (resting buys of YES at 0.45 that
+  // never cross one another); fills, positions, trades and settlements come from tradingFixture().
+  placeOrder: {
+    // A fresh client_order_id makes 201 possible, and makes 409 (STATUS_RULES) a real duplicate of it.
+    request: (ctx) => {
+      ctx.body.client_order_id = unique.slug('order');
+    },
+    404: (ctx) => {
+      ctx.body.ticker = missingTicker();
+    },
+  },
+  previewOrder: {
+    404: (ctx) => {
+      ctx.body.ticker = missingTicker();
+    },
+    // A market that is no longer ACTIVE (a preview changes nothing, so a repeat would not conflict).
+    409: async (ctx) => {
+      ctx.body.ticker = await freshMarket();
+      const { template, method } = pathOf('closeAdminMarket');
+      const url = template.replace('{ticker}', encodeURIComponent(ctx.body.ticker));
+      expectStatus('close a market', await call(method, url, { token: state.admin.token }), 200);
+    },
+  },
+  listOrders: {
+    // The examples filter on the example market's ticker and id, and the live statuses: one live order there.
+    request: async (ctx) => {
+      await placeExampleOrder();
+      ctx.query.set('market', await exampleMarketId());
+    },
+    // An unknown status among valid ones (each value of the set is checked).
+    400: (ctx) => {
+      ctx.query.set('status', 'OPEN,NOT_A_STATUS');
+    },
+  },
+  getOrder: {
+    request: async (ctx) => {
+      ctx.pathParams.order_id = (await placeExampleOrder()).order_id;
+    },
+    // Another account's order: 404, exactly like an unknown id.
+    404: async (ctx) => {
+      ctx.pathParams.order_id = (await placeExampleOrder(await otherAccount())).order_id;
+    },
+  },
+  cancelOrder: {
+    // A live order of the caller; 409 (STATUS_RULES) cancels it once before Dredd's repeat.
+    request: async (ctx) => {
+      ctx.pathParams.order_id = (await placeExampleOrder()).order_id;
+    },
+    404: async (ctx) => {
+      ctx.pathParams.order_id = (await placeExampleOrder(await otherAccount())).order_id;
+    },
+  },
+  decreaseOrder: {
+    // The example order has count 10, the example body asks for a remainder of 5.
+    request: async (ctx) => {
+      ctx.pathParams.order_id = (await placeExampleOrder()).order_id;
+    },
+    // Not smaller than the current remainder.
+    400: (ctx) => {
+      ctx.body = { count: '10' };
+    },
+    404: async (ctx) => {
+      ctx.pathParams.order_id = (await placeExampleOrder(await otherAccount())).order_id;
+    },
+    // An order that is no longer live.
+    409: async (ctx) => {
+      const { template, method } = pathOf('cancelOrder');
+      const url = template.replace('{order_id}', encodeURIComponent(ctx.pathParams.order_id));
+      expectStatus('cancel the order to decrease', await call(method, url, { token: state.user.token }), 200);
+    },
+  },
+  cancelAllOrders: {
+    // The examples name the example market both ways; naming it once cancels the caller's orders there.
+    request: async (ctx) => {
+      await placeExampleOrder();
+      ctx.query.delete('ticker');
+    },
+    // `market` and `ticker` together.
+    400: (ctx) => {
+      ctx.query.set('ticker', state.exampleBodies.createAdminMarket.ticker);
+    },
+    404: (ctx) => {
+      ctx.query.set('market', missingTicker());
+    },
+  },
+  // Also the aliases (POST /api/portfolio/orders/cancel, DELETE /api/clob/orders): one live order of the
+  // caller, one of another account and an unknown id, so that both item shapes are checked.
+  cancelOrderBatch: {
+    request: async (ctx) => {
+      const own = await placeExampleOrder();
+      const others = await placeExampleOrder(await otherAccount());
+      ctx.body = { order_ids: [own.order_id, others.order_id, crypto.randomUUID()] };
+    },
+    // Over the limit of 1,000 ids.
+    400: (ctx) => {
+      ctx.body = { order_ids: Array.from({ length: 1001 }, () => crypto.randomUUID()) };
+    },
+  },
+  // The collections list the records of the fixture's markets (the examples name the example market).
+  listPositions: {
+    request: async (ctx) => {
+      ctx.query.set('ticker', (await tradingFixture()).traded);
+    },
+  },
+  listFills: {
+    request: async (ctx) => {
+      ctx.query.set('ticker', (await tradingFixture()).traded);
+    },
+  },
+  listTrades: {
+    request: async (ctx) => {
+      ctx.query.set('ticker', (await tradingFixture()).traded);
+    },
+  },
+  listSettlements: {
+    request: async (ctx) => {
+      ctx.query.set('ticker', (await tradingFixture()).settled);
+    },
+  },
+  getMarketOrderbook: {
+    // Resting bids on both outcomes.
+    request: async (ctx) => {
+      ctx.pathParams.ticker = (await tradingFixture()).traded;
+    },
+  },
 };
 
 /**
@@ -389,6 +515,68 @@ async function freshMarket() {
   const body = { ...example, ticker: unique.ticker(example.ticker) };
   const created = expectStatus('create a market', await call(method, template, { token: state.admin.token, body }), 201);
   return created.market.ticker;
+}
+
+/** A ticker within the document's pattern that names no market. */
+function missingTicker() {
+  return `NO-SUCH-${RUN.toUpperCase()}`;
+}
+
+/** A second USER account, for another account's orders (404 to the contract USER). */
+let otherAccountPromise;
+function otherAccount() {
+  otherAccountPromise ??= registerAccount();
+  return otherAccountPromise;
+}
+
+/** Places the placeOrder example (a resting buy) with a fresh client_order_id; returns the order record. */
+async function placeExampleOrder(account = state.user, overrides = {}) {
+  const { template, method } = pathOf('placeOrder');
+  const example = state.exampleBodies.placeOrder;
+  if (!example) throw new Error('no example body for placeOrder to place an order from');
+  const body = { ...example, client_order_id: unique.slug('fixture'), ...overrides };
+  return expectStatus('place an order', await call(method, template, { token: account.token, body }), 201).order;
+}
+
+/** The id of the market the examples name (the admin created it in beforeAll). */
+let exampleMarketIdPromise;
+function exampleMarketId() {
+  exampleMarketIdPromise ??= (async () => {
+    const { template, method } = pathOf('getMarket');
+    const url = template.replace('{ticker}', encodeURIComponent(state.exampleBodies.createAdminMarket.ticker));
+    return expectStatus('read the example market', await call(method, url), 200).market.id;
+  })();
+  return exampleMarketIdPromise;
+}
+
+/**
+ * Records for the portfolio and market-data collections, made once: on a fresh market the contract USER
+ * buys YES and another account buys NO at complementary prices (a mint: fills, positions, a trade), and
+ * both leave a bid resting (an order book with both outcomes); on a second fresh market they trade the same
+ * way and the admin resolves it `yes` (settlements).
+ */
+let tradingFixturePromise;
+function tradingFixture() {
+  tradingFixturePromise ??= (async () => {
+    const other = await otherAccount();
+    const cross = async (ticker) => {
+      await placeExampleOrder(state.user, { ticker, side: 'yes', action: 'buy', count: '2', price: '0.60' });
+      const taker = await placeExampleOrder(other, { ticker, side: 'no', action: 'buy', count: '2', price: '0.40' });
+      if (taker.status !== 'FILLED') throw new Error(`the fixture orders should have crossed, got ${JSON.stringify(taker)}`);
+    };
+    const traded = await freshMarket();
+    await cross(traded);
+    await placeExampleOrder(state.user, { ticker: traded, side: 'yes', action: 'buy', count: '1', price: '0.30' });
+    await placeExampleOrder(other, { ticker: traded, side: 'no', action: 'buy', count: '1', price: '0.50' });
+
+    const settled = await freshMarket();
+    await cross(settled);
+    const { template, method } = pathOf('resolveAdminMarket');
+    const url = template.replace('{ticker}', encodeURIComponent(settled));
+    expectStatus('resolve the fixture market', await call(method, url, { token: state.admin.token, body: { result: 'yes' } }), 200);
+    return { traded, settled };
+  })();
+  return tradingFixturePromise;
 }
 
 /**

@@ -7,6 +7,9 @@ import * as system from './system.js';
 import * as catalogue from './catalogue.js';
 import * as compatEvents from './compat-events.js';
 import * as compatCatalogue from './compat-catalogue.js';
+// --- trading imports ---
+import * as portfolio from './portfolio.js';
+import * as trading from './trading.js';
 
 /** Every operation implementation, by the name the document's operationId or `x-handler` gives it. */
 export const handlers: HandlerRegistry = {
@@ -54,4 +57,19 @@ export const handlers: HandlerRegistry = {
   getCompatTag: compatCatalogue.getCompatTag,
   getCompatTagBySlug: compatCatalogue.getCompatTagBySlug,
   searchPublic: compatCatalogue.searchPublic,
+  // --- trading: orders, portfolio, market data ---
+  placeOrder: trading.placeOrder,
+  previewOrder: trading.previewOrder,
+  listOrders: trading.listOrders,
+  getOrder: trading.getOrder,
+  cancelOrder: trading.cancelOrder,
+  cancelAllOrders: trading.cancelAllOrders,
+  decreaseOrder: trading.decreaseOrder,
+  cancelOrderBatch: trading.cancelOrderBatch,
+  getBalance: portfolio.getBalance,
+  listPositions: portfolio.listPositions,
+  listFills: portfolio.listFills,
+  listSettlements: portfolio.listSettlements,
+  listTrades: trading.listTrades,
+  getMarketOrderbook: trading.getMarketOrderbook,
 };

@@ -1,0 +1,114 @@
+import type { Account } from '../domain/accounts/service.js';
+import { unauthorized } from '../domain/errors.js';
+import type { CursorPage, OrderStatus, PlaceOrderInput } from '../domain/trading/types.js';
+import type { Handler } from '../http/types.js';
+import {
+  presentBatchCancelItem,
+  presentOrder,
+  presentOrderbook,
+  presentOrderDetail,
+  presentPreview,
+  presentTrade,
+} from '../presenters/trading.js';
+
+/**
+ * Orders (specification 4.1; DESIGN.md "Trading") and public market data. The dispatcher has authenticated
+ * the caller, validated and coerced the request (defaults filled in, page sizes clamped); the trading
+ * service does the rest and reports failures as DomainErrors.
+ */
+
+/** The authenticated caller: every order operation has a security requirement, so it is always set. */
+export function callerId(account: Account | undefined): string {
+  if (!account) throw unauthorized();
+  return account.id;
+}
+
+/**
+ * A market reference as the service matches it: tickers are stored upper-case (and ids are digits), so
+ * upper-casing makes every ticker the document accepts match case-insensitively, as the catalogue does.
+ */
+export const marketRef = <T extends string | undefined>(ref: T): T => (ref === undefined ? ref : (ref.toUpperCase() as T));
+
+/** The documented default page size; the validator fills it in, so this only covers the type. */
+const DEFAULT_PAGE_SIZE = 20;
+
+/** A cursor collection's page request (`ticker`, `limit` already clamped by the dispatcher, `cursor`). */
+export const pageOf = (query: { ticker?: string; limit?: number; cursor?: string }): CursorPage => ({
+  ticker: marketRef(query.ticker),
+  limit: query.limit ?? DEFAULT_PAGE_SIZE,
+  cursor: query.cursor,
+});
+
+export const placeOrder: Handler<'placeOrder'> = async ({ body, account }, { services }) => {
+  // Unix seconds arrive as a JSON integer; the service reads them from their decimal text.
+  const { expiration_ts: expiration, ...terms } = body;
+  const input: PlaceOrderInput = { ...terms, ticker: marketRef(terms.ticker) };
+  if (expiration !== undefined) input.expiration_ts = String(expiration);
+  return { status: 201, body: { order: presentOrder(await services.trading.placeOrder(callerId(account), input)) } };
+};
+
+export const previewOrder: Handler<'previewOrder'> = async ({ body, account }, { services }) => ({
+  status: 200,
+  body: presentPreview(await services.trading.previewOrder(callerId(account), { ...body, ticker: marketRef(body.ticker) })),
+});
+
+export const listOrders: Handler<'listOrders'> = async ({ query, account }, { services }) => {
+  // `status` arrives as an array (one value, a comma-separated set, or repeated), each value validated.
+  const status: OrderStatus[] | undefined = query.status ? [...new Set(query.status)] : undefined;
+  const page = await services.trading.listOrders(callerId(account), {
+    ticker: marketRef(query.ticker),
+    market: marketRef(query.market),
+    status,
+    limit: query.limit ?? DEFAULT_PAGE_SIZE,
+    cursor: query.cursor,
+  });
+  return { status: 200, body: { cursor: page.cursor, orders: page.orders.map(presentOrder) } };
+};
+
+export const getOrder: Handler<'getOrder'> = async ({ params, account }, { services }) => ({
+  status: 200,
+  body: presentOrderDetail(await services.trading.getOrder(callerId(account), params.order_id)),
+});
+
+export const cancelOrder: Handler<'cancelOrder'> = async ({ params, account }, { services }) => {
+  await services.trading.cancelOrder(callerId(account), params.order_id);
+  return { status: 200, body: { status: 'cancelled' } };
+};
+
+export const cancelAllOrders: Handler<'cancelAllOrders'> = async ({ query, account }, { services }) => {
+  const { cancelled, market_id } = await services.trading.cancelAllOrders(callerId(account), {
+    market: marketRef(query.market),
+    ticker: marketRef(query.ticker),
+  });
+  return { status: 200, body: { status: 'cancelled', cancelled, market_id } };
+};
+
+/**
+ * A JSON number as the decimal string the service takes. JavaScript prints the shortest text that reads
+ * back as the same double (5.5 -> '5.5', 0.0001 -> '0.0001'); tiny or huge values print with an exponent
+ * ('1e-7'), which the service rejects as off the quantum like any other malformed count.
+ */
+const decimalText = (count: string | number): string => (typeof count === 'number' ? String(count) : count);
+
+export const decreaseOrder: Handler<'decreaseOrder'> = async ({ params, body, account }, { services }) => {
+  await services.trading.decreaseOrder(callerId(account), params.order_id, decimalText(body.count));
+  return { status: 200, body: { status: 'decreased' } };
+};
+
+/** Also serves POST /api/portfolio/orders/cancel and DELETE /api/clob/orders (x-handler aliases). */
+export const cancelOrderBatch: Handler<'cancelOrderBatch'> = async ({ body, account }, { services }) => {
+  const results = await services.trading.cancelOrders(callerId(account), body.order_ids);
+  return { status: 200, body: { results: results.map(presentBatchCancelItem) } };
+};
+
+// --- public market data ---
+
+export const listTrades: Handler<'listTrades'> = async ({ query }, { services }) => {
+  const page = await services.trading.listTrades(pageOf(query));
+  return { status: 200, body: { cursor: page.cursor, trades: page.trades.map(presentTrade) } };
+};
+
+export const getMarketOrderbook: Handler<'getMarketOrderbook'> = async ({ params }, { services }) => ({
+  status: 200,
+  body: { orderbook: presentOrderbook(await services.trading.getOrderbook(marketRef(params.ticker))) },
+});
