@@ -1,36 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-
-const TSX = path.resolve('node_modules/.bin/tsx');
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
-
-/** Runs `src/main.ts` as `npm start` does and waits for its "listening" line. */
-function startMain(env: Record<string, string>): Promise<Started> {
-  const child = spawn(TSX, ['src/main.ts'], { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', SEED: 'none', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /"url":"(http:\/\/[^"]+)".*"msg":"Dots Exchange is listening"/.exec(output);
-      if (match) resolve({ child, url: match[1]!, output: () => output });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${output}`)));
-  });
-}
-
-function exitOf(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
-}
+import { exitOf, spawnMain, startMain } from '../support/processes.js';
 
 function postgresProcessesFor(dataDir: string): string[] {
   const lines = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n');
@@ -44,9 +17,9 @@ describe('the service process', () => {
   });
 
   it('refuses to start with a non-zero fee setting, naming it', async () => {
-    const child = spawn(TSX, ['src/main.ts'], { env: { ...process.env, PLATFORM_TAKER_FEE_BPS: '5' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnMain({ PLATFORM_TAKER_FEE_BPS: '5' });
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await exitOf(child);
     expect(code).not.toBe(0);
     expect(stderr).toContain('PLATFORM_TAKER_FEE_BPS=5 is refused');

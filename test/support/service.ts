@@ -22,37 +22,25 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** Creates a fresh database from the migrated template of this test run; returns its URL. */
+export async function createTestDatabase(): Promise<string> {
+  const { serverUrl, template } = inject('testDatabase');
+  const name = `dots_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name} template ${template}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 /**
- * The service under test, on its own copy of the migrated template database, over real HTTP.
- * Every response is checked against the OpenAPI document; a mismatch fails the test that made it.
+ * An HTTP client of a running service. Every response is checked against the OpenAPI document; a
+ * mismatch fails the test that made it.
  */
-export class TestService {
-  private constructor(
-    readonly service: RunningService,
-    readonly databaseUrl: string,
-  ) {}
-
-  static async start(env: Record<string, string> = {}): Promise<TestService> {
-    const { serverUrl, template } = inject('testDatabase');
-    const name = `dots_test_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`create database ${name} template ${template}`);
-    await admin.end();
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    const config: Config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: url.toString(), SEED: 'none', ...env });
-    const service = await startService(config, createLogger(config.logLevel));
-    return new TestService(service, url.toString());
-  }
-
-  get db() {
-    return this.service.db;
-  }
-
-  async stop(): Promise<void> {
-    await this.service.stop();
-  }
+export class ApiClient {
+  constructor(readonly baseUrl: string) {}
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
@@ -60,7 +48,7 @@ export class TestService {
     let body: string | undefined = options.rawBody;
     if (body === undefined && options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-    const response = await fetch(`${this.service.url}${path}`, { method, headers, body });
+    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
     const text = await response.text();
     const contentType = response.headers.get('content-type');
     const parsed: unknown = contentType?.startsWith('application/json') && text ? JSON.parse(text) : text;
@@ -79,5 +67,30 @@ export class TestService {
     const response = await this.post('/api/auth/register', { email, password: 'correct-horse-battery', ...overrides });
     if (response.status !== 201) throw new Error(`register failed: ${response.status} ${JSON.stringify(response.body)}`);
     return response.body;
+  }
+}
+
+/** The service under test, in this process, on its own copy of the migrated template database, over real HTTP. */
+export class TestService extends ApiClient {
+  private constructor(
+    readonly service: RunningService,
+    readonly databaseUrl: string,
+  ) {
+    super(service.url);
+  }
+
+  static async start(env: Record<string, string> = {}): Promise<TestService> {
+    const databaseUrl = await createTestDatabase();
+    const config: Config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, SEED: 'none', ...env });
+    const service = await startService(config, createLogger(config.logLevel));
+    return new TestService(service, databaseUrl);
+  }
+
+  get db() {
+    return this.service.db;
+  }
+
+  async stop(): Promise<void> {
+    await this.service.stop();
   }
 }

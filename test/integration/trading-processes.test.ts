@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, type Db } from '../../src/db/knex.js';
+import { checkTradingInvariants } from '../support/invariants.js';
+import { exitOf, startMain, type StartedService } from '../support/processes.js';
+import { ApiClient, createTestDatabase } from '../support/service.js';
+
+/**
+ * Trading with real service processes on one database: two processes matching the same markets at once,
+ * and a process killed with SIGKILL in the middle of placements. Afterwards the database must hold every
+ * order that was answered 201, no order over-filled, every book uncrossed, and not a Dot created or lost.
+ */
+
+const ADMIN = { ADMIN_EMAIL: 'processes-admin@dots.local', ADMIN_PASSWORD: 'processes-password' };
+
+const started: StartedService[] = [];
+let databaseUrl: string;
+let db: Db;
+
+beforeAll(async () => {
+  databaseUrl = await createTestDatabase();
+  db = createDb(databaseUrl, 2);
+});
+afterAll(async () => {
+  for (const { child } of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await db.destroy();
+});
+
+async function start(env: Record<string, string> = {}): Promise<{ process: StartedService; api: ApiClient }> {
+  const process = await startMain({ DATABASE_URL: databaseUrl, ...ADMIN, ...env });
+  started.push(process);
+  return { process, api: new ApiClient(process.url) };
+}
+
+/** A series, an event and `count` ACTIVE markets, created through the admin API; returns the tickers. */
+async function createMarkets(api: ApiClient, prefix: string, count: number): Promise<string[]> {
+  const token = (await api.post('/api/auth/login', { email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD })).body.token;
+  const created = async (path: string, body: object) => {
+    const response = await api.post(path, body, { token });
+    if (response.status !== 201) throw new Error(`${path}: ${response.status} ${JSON.stringify(response.body)}`);
+  };
+  await created('/api/admin/series', { ticker: prefix, title: `${prefix} series`, category: 'economics', frequency: 'daily' });
+  await created('/api/admin/events', { event_ticker: `${prefix}-E`, series_ticker: prefix, title: `${prefix} event`, strike_date: '2031-01-01T00:00:00Z' });
+  const tickers: string[] = [];
+  for (let i = 1; i <= count; i += 1) {
+    tickers.push(`${prefix}-E-M${i}`);
+    await created('/api/admin/markets', { ticker: `${prefix}-E-M${i}`, event_ticker: `${prefix}-E`, title: `Market ${i}` });
+  }
+  return tickers;
+}
+
+/** A deterministic stream of crossing orders: buys and sells of both outcomes around the middle. */
+function orderFor(i: number, tickers: string[]): Record<string, string> {
+  const sides = ['yes', 'no'] as const;
+  const price = (40 + ((i * 7) % 21)).toString();
+  return { ticker: tickers[i % tickers.length]!, side: sides[(i >> 1) % 2]!, action: 'buy', price: `0.${price}`, count: String(1 + (i % 5)) };
+}
+
+describe('trading across service processes', () => {
+  it('keeps every book consistent and every Dot accounted for while two processes match the same markets', async () => {
+    const [a, b] = [await start(), await start()];
+    const tickers = await createMarkets(a.api, 'PROCS', 2);
+    const clients = [a.api, b.api];
+    const traders = await Promise.all(Array.from({ length: 8 }, (_, i) => clients[i % 2]!.register()));
+
+    // 8 traders x 12 orders, all in flight at once, half through each process.
+    const results = await Promise.all(
+      traders.flatMap((trader, t) =>
+        Array.from({ length: 12 }, (_, k) => clients[(t + k) % 2]!.post('/api/portfolio/orders', orderFor(t * 12 + k, tickers), { token: trader.token })),
+      ),
+    );
+    expect(results.filter((response) => response.status >= 500)).toEqual([]);
+    const placed = results.filter((response) => response.status === 201);
+    expect(placed.length).toBeGreaterThan(80);
+
+    // Something matched, on both markets.
+    const trades = await db('trades').select('market_id').count('* as n').groupBy('market_id');
+    expect(trades.length).toBe(2);
+    await checkTradingInvariants(db);
+
+    for (const { process } of [a, b]) process.child.kill('SIGTERM');
+    expect(await Promise.all([a, b].map(({ process }) => exitOf(process.child)))).toEqual([0, 0]);
+  }, 120_000);
+
+  it('keeps every order answered 201, with its fills, when the process is killed with SIGKILL mid-placement', async () => {
+    const first = await start();
+    const tickers = await createMarkets(first.api, 'CRASH', 1);
+    const traders = await Promise.all(Array.from({ length: 4 }, () => first.api.register()));
+
+    const answered: Array<{ order_id: string; fill_count: string }> = [];
+    let sent = 0;
+    const client = async (t: number) => {
+      for (let k = 0; k < 2000; k += 1) {
+        sent += 1;
+        try {
+          const response = await first.api.post('/api/portfolio/orders', orderFor(t * 1000 + k, tickers), { token: traders[t]!.token });
+          if (response.status === 201) answered.push(response.body.order);
+        } catch {
+          return; // the connection died with the process
+        }
+      }
+    };
+    const running = traders.map((_, t) => client(t));
+    while (answered.length < 40) await new Promise((resolve) => setTimeout(resolve, 5));
+    first.process.child.kill('SIGKILL');
+    await Promise.all(running);
+    expect(sent).toBeGreaterThan(answered.length);
+
+    // Restarted on the same database: every answered order is there, filled at least as far as it was.
+    const second = await start();
+    const rows = await db('orders').whereIn('id', answered.map((order) => order.order_id)).select('id', 'filled');
+    expect(rows.length).toBe(answered.length);
+    const filled = new Map(rows.map((row) => [row.id as string, Number(row.filled)]));
+    for (const order of answered) expect(filled.get(order.order_id)).toBeGreaterThanOrEqual(Number(order.fill_count));
+    // Each order's fills add up to what the order says it filled.
+    const mismatched = await db.raw(`
+      select o.id from orders o left join (select order_id, sum(count) as n from fills group by order_id) f on f.order_id = o.id
+       where o.filled <> coalesce(f.n, 0)`);
+    expect(mismatched.rows).toEqual([]);
+    await checkTradingInvariants(db);
+    second.process.child.kill('SIGTERM');
+    expect(await exitOf(second.process.child)).toBe(0);
+  }, 120_000);
+});
