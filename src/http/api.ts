@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { Middleware } from 'koa';
 import { OpenAPIBackend, type Document, type Operation, type Request, type ValidationResult } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
+import type { OpenAPIV3 } from 'openapi-types';
 import { operationTable } from '../generated/operations.js';
 import type { Account } from '../domain/accounts/service.js';
 import { forbidden, invalid } from '../domain/errors.js';
@@ -16,6 +17,39 @@ const require = createRequire(import.meta.url);
 
 /** Compiled by codegen from the same document (see codegen/validators.ts). */
 const precompiledValidators = require('../generated/request-validators.cjs') as Readonly<Record<string, readonly unknown[]>>;
+
+/**
+ * Numerals as people write them. Ajv's type coercion takes whatever `+value` turns into a number, so
+ * "0x10" would be 16, "1e400" Infinity (an integer to its check) and " " zero: refused here, before it.
+ */
+const NUMERALS = { integer: /^[+-]?\d{1,300}$/, number: /^[+-]?(\d{1,300}(\.\d{0,300})?|\.\d{1,300})$/ } as const;
+const numericQueryParameters = new WeakMap<Operation, Map<string, keyof typeof NUMERALS>>();
+
+/** The operation's integer and number query parameters (or arrays of them), by name. */
+function numericQueryParametersOf(operation: Operation): Map<string, keyof typeof NUMERALS> {
+  let byName = numericQueryParameters.get(operation);
+  if (!byName) {
+    byName = new Map();
+    for (const parameter of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
+      const schema = parameter.schema as OpenAPIV3.SchemaObject | undefined;
+      if (parameter.in !== 'query' || !schema || byName.has(parameter.name)) continue;
+      const type = schema.type === 'array' ? (schema.items as OpenAPIV3.SchemaObject | undefined)?.type : schema.type;
+      if (type === 'integer' || type === 'number') byName.set(parameter.name, type);
+    }
+    numericQueryParameters.set(operation, byName);
+  }
+  return byName;
+}
+
+function malformedNumerals(operation: Operation, query: Record<string, unknown>): ErrorObject[] {
+  const errors: ErrorObject[] = [];
+  for (const [name, type] of numericQueryParametersOf(operation)) {
+    const values = [query[name] ?? []].flat();
+    if (values.every((value) => typeof value !== 'string' || NUMERALS[type].test(value))) continue;
+    errors.push({ keyword: 'type', instancePath: `/query/${name}`, schemaPath: `#/query/${name}`, params: { type }, message: `must be ${type}` });
+  }
+  return errors;
+}
 
 function bearerToken(header: unknown): string | undefined {
   if (typeof header !== 'string') return undefined;
@@ -157,8 +191,11 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
       }
       throw error;
     }
-    if (validation.errors) {
-      const { message, details } = describeValidationErrors(validation.errors as ErrorObject[]);
+    const numerals = malformedNumerals(operation, req.query as Record<string, unknown>);
+    const reported = new Set(numerals.map((error) => error.instancePath));
+    const errors = [...numerals, ...((validation.errors ?? []) as ErrorObject[]).filter((error) => !reported.has(error.instancePath))];
+    if (errors.length > 0) {
+      const { message, details } = describeValidationErrors(errors);
       return sendError(koa, 'invalid_request', message, details);
     }
     if (route.entry.requiredRole && account?.role !== route.entry.requiredRole) throw forbidden(`requires role ${route.entry.requiredRole}`);

@@ -135,10 +135,10 @@ describe('every number and flag of every list', () => {
       }
       expect([200, 400], what).toContain(response.status);
       if (response.status === 400) return expectEnvelope(response, 'invalid_request', what);
-      // What gets through is what JavaScript reads as a number ('0x10', '1e400', ' '): never a flag, never NaN.
+      // What gets through is a numeral in decimal digits ('0x10', '1e400' and ' ' are refused): never a flag.
       const n = Number(value);
       expect(parameter.type, what).not.toBe('boolean');
-      expect(Number.isNaN(n), what).toBe(false);
+      expect(value, what).toMatch(/^-?\d+(\.\d+)?$/);
       const rows = rowsOf(operation.handler, response.body);
       if (parameter.name === 'limit' || parameter.clampMaximum !== undefined) expect(rows.length, what).toBeLessThanOrEqual(Math.min(n, parameter.clampMaximum ?? Infinity));
       // offsets past the scan window and pages past the end are empty
@@ -152,12 +152,12 @@ describe('every number and flag of every list', () => {
     const limited = listOperations.filter((o) => o.parameters.some((p) => p.name === 'limit'));
     expect(limited.length).toBeGreaterThanOrEqual(14);
     await all(limited, async (operation) => {
-      for (const value of ['abc', '0', '-5', '2.5', '%00', '', '1,2']) {
+      for (const value of ['abc', '0', '-5', '2.5', '%00', '', '1,2', '0x10', '1e400', '%20', '1e2']) {
         const response = await api.get(url(operation, `limit=${value}`));
         expect(response.status, `${operation.path} limit=${value}`).toBe(400);
         expect(response.body.error.message, `${operation.path} limit=${value}`).toMatch(/limit/);
       }
-      for (const value of ['99999999999999999999', '1e400']) {
+      for (const value of ['99999999999999999999', '100000']) {
         const huge = await api.get(url(operation, `limit=${value}`));
         expect(huge.status, `${operation.path} limit=${value}`).toBe(200);
       }
