@@ -3,14 +3,10 @@
  * precompiled request validators; then checks that src/handlers serves exactly the document's operations.
  * Exits non-zero with one line per problem.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleDocument, validateDocument } from './bundle.js';
-import { emitOperationTable, emitTypes } from './emit.js';
-import { listOperations } from './operations.js';
-import { findContractProblems, findHandlerProblems } from './rules.js';
-import { emitRequestValidators } from './validators.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = {
@@ -18,7 +14,34 @@ const out = {
   types: path.join(root, 'src/generated/api-types.ts'),
   operations: path.join(root, 'src/generated/operations.ts'),
   validators: path.join(root, 'src/generated/request-validators.cjs'),
+  stamp: path.join(root, 'src/generated/.inputs-sha256'),
 };
+
+/** What the output depends on: the document's source, the generator, the handlers it checks, the locked versions. */
+const INPUTS = ['openapi/openapi.yaml', 'openapi/paths', 'openapi/components', 'codegen', 'src/handlers', 'package-lock.json'];
+
+async function filesUnder(relative: string): Promise<string[]> {
+  const absolute = path.join(root, relative);
+  const entries = await readdir(absolute, { withFileTypes: true }).catch(() => undefined);
+  if (!entries) return [relative];
+  const nested = await Promise.all(entries.map((entry) => filesUnder(path.join(relative, entry.name))));
+  return nested.flat();
+}
+
+async function inputsHash(): Promise<string> {
+  const files = (await Promise.all(INPUTS.map(filesUnder))).flat().sort();
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${file}\0`).update(await readFile(path.join(root, file))).update('\0');
+  return hash.digest('hex');
+}
+
+/** `--if-stale` (npm start): nothing to do when every output exists and was made from these very inputs. */
+async function upToDate(hash: string): Promise<boolean> {
+  const stamp = await readFile(out.stamp, 'utf8').catch(() => '');
+  if (stamp.trim() !== hash) return false;
+  const present = await Promise.all([out.document, out.types, out.operations, out.validators].map((file) => readFile(file).then(() => true, () => false)));
+  return present.every(Boolean);
+}
 
 function fail(title: string, problems: string[]): never {
   console.error(`codegen: ${title}\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -26,6 +49,14 @@ function fail(title: string, problems: string[]): never {
 }
 
 async function main(): Promise<void> {
+  const hash = await inputsHash();
+  if (process.argv.includes('--if-stale') && (await upToDate(hash))) {
+    console.log('codegen: generated files are up to date');
+    return;
+  }
+  // The generator itself is loaded only when there is something to generate (it takes seconds to load).
+  const [{ bundleDocument, validateDocument }, { emitOperationTable, emitTypes }, { listOperations }, { findContractProblems, findHandlerProblems }, { emitRequestValidators }] =
+    await Promise.all([import('./bundle.js'), import('./emit.js'), import('./operations.js'), import('./rules.js'), import('./validators.js')]);
   const doc = await bundleDocument(path.join(root, 'openapi/openapi.yaml'));
   const contractProblems = findContractProblems(doc);
   if (contractProblems.length > 0) fail('the OpenAPI document breaks the project rules', contractProblems);
@@ -46,6 +77,7 @@ async function main(): Promise<void> {
     Object.keys(handlers),
   );
   if (handlerProblems.length > 0) fail('handlers and operations disagree', handlerProblems);
+  await writeFile(out.stamp, `${hash}\n`);
   console.log(`codegen: ${operations.length} operations, ${new Set(operations.map((o) => o.handler)).size} handlers`);
 }
 
