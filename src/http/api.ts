@@ -44,8 +44,10 @@ function numericQueryParametersOf(operation: Operation): Map<string, keyof typeo
 function malformedNumerals(operation: Operation, query: Record<string, unknown>): ErrorObject[] {
   const errors: ErrorObject[] = [];
   for (const [name, type] of numericQueryParametersOf(operation)) {
-    const values = [query[name] ?? []].flat();
-    if (values.every((value) => typeof value !== 'string' || NUMERALS[type].test(value))) continue;
+    const value = query[name];
+    if (value === undefined) continue;
+    const values = Array.isArray(value) ? value : [value];
+    if (values.every((item) => typeof item !== 'string' || NUMERALS[type].test(item))) continue;
     errors.push({ keyword: 'type', instancePath: `/query/${name}`, schemaPath: `#/query/${name}`, params: { type }, message: `must be ${type}` });
   }
   return errors;
