@@ -128,7 +128,7 @@ describe('POST /api/portfolio/orders', () => {
     ['an expiry in the past', { expiration_ts: '2020-01-01T00:00:00Z' }],
     ['a malformed expiry', { expiration_ts: 'tomorrow' }],
     ['a reduce-only buy', { reduce_only: true }],
-    ['a fee field', { builder_maker_fee_bps: 0 }],
+    ['a non-zero fee rate', { fee_rate_bps: '5' }],
     ['a non-zero fee', { builder_taker_fee_bps: 25 }],
     ['an unknown field', { leverage: 10 }],
     ['a client id with a space', { client_order_id: 'my order' }],

@@ -55,7 +55,32 @@ function text(value: unknown): string {
   return typeof value === 'number' && Number.isFinite(value) ? String(value) : (value as string);
 }
 
+/** Fee fields a preview or placement may carry: only as zero (fee-free profile, fail-closed). */
+export const FEE_FIELDS = [
+  'builder_maker_fee_bps',
+  'builder_taker_fee_bps',
+  'fee_rate_bps',
+  'platform_maker_fee_bps',
+  'platform_taker_fee_bps',
+  'feeRateBps',
+] as const;
+
+/** Zero as a number, or a plain decimal string of value zero ('0', '0.00'); null counts as absent. */
+function isZeroFee(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (typeof value === 'number') return value === 0;
+  return typeof value === 'string' && /^0+(\.0+)?$/.test(value.trim());
+}
+
+/** Refuses any non-zero fee field, naming it (400). */
+export function checkFeesAreZero(input: Partial<Record<(typeof FEE_FIELDS)[number], unknown>>): void {
+  for (const name of FEE_FIELDS) {
+    if (!isZeroFee(input[name])) throw field(name, `${name} must be 0: the exchange is fee-free, got ${JSON.stringify(clip(input[name]))}`);
+  }
+}
+
 export function parseTerms(input: PreviewInput): OrderTerms {
+  checkFeesAreZero(input);
   if (typeof input.ticker !== 'string' || input.ticker.trim() === '') throw field('ticker', 'ticker is required');
   const action = input.action ?? 'buy';
   if (action !== 'buy' && action !== 'sell') throw field('action', `action must be buy or sell, got ${JSON.stringify(clip(action))}`);

@@ -46,6 +46,13 @@ export interface PreviewInput {
   count: string;
   price: string;
   builder_code?: string;
+  /** Fee fields (FEE_FIELDS of input.ts): accepted only as zero, the exchange being fee-free. */
+  builder_maker_fee_bps?: unknown;
+  builder_taker_fee_bps?: unknown;
+  fee_rate_bps?: unknown;
+  platform_maker_fee_bps?: unknown;
+  platform_taker_fee_bps?: unknown;
+  feeRateBps?: unknown;
 }
 
 export interface PlaceOrderInput extends PreviewInput {
