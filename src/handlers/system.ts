@@ -10,6 +10,11 @@ export const getOpenApiDocument: Handler<'getOpenApiDocument'> = async (_request
   body: services.document as { openapi: string; info: Record<string, never>; paths: Record<string, never> },
 });
 
+export const getAsyncApiDocument: Handler<'getAsyncApiDocument'> = async (_request, { services }) => ({
+  status: 200,
+  body: services.asyncapi as { asyncapi: string; info: Record<string, never>; channels: Record<string, never>; operations: Record<string, never> },
+});
+
 /** Swagger UI, its assets served by the service itself from the swagger-ui-dist package. */
 const DOCS_PAGE = `<!doctype html>
 <html lang="en">
