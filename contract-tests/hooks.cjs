@@ -252,7 +252,66 @@ const TWEAKS = {
       ctx.pathParams.ticker = (await tradingFixture()).traded;
     },
   },
+
+  // --- order sessions. Heartbeats are sent as a dedicated account: a session of the contract USER would
+  // expire during the run and cancel the resting orders other transactions rely on.
+  sendHeartbeat: heartbeatTweaks(),
+  // Also its four aliases (/heartbeats, /api/heartbeats, /api/clob/heartbeats, /api/clob/v1/heartbeats).
+  sendClobHeartbeat: heartbeatTweaks(),
+  // The heartbeat account: its latest session fills the `heartbeat` object (null for an account without one).
+  getOrderScoringStatus: {
+    request: async (ctx) => {
+      ctx.token = (await heartbeatAccount()).token;
+    },
+  },
+  // Scoring checks name the contract USER's orders on a rewarded market (one scoring, one not) and an
+  // unknown id. 400 (STATUS_RULES): an id over 128 characters, a body missing `order_ids`, a body that is
+  // not an array.
+  checkOrderScoring: {
+    request: async (ctx) => {
+      for (const name of ['orderId', 'orderID']) ctx.query.delete(name);
+      ctx.query.set('order_id', (await scoringFixture()).scoring);
+    },
+  },
+  checkOrderScoringLegacy: {
+    request: async (ctx) => {
+      const { scoring, notScoring } = await scoringFixture();
+      ctx.body = { order_ids: [scoring, notScoring, crypto.randomUUID()] };
+    },
+  },
+  checkOrdersScoring: {
+    request: async (ctx) => {
+      const { scoring, notScoring } = await scoringFixture();
+      ctx.query.set('order_ids', [scoring, notScoring, crypto.randomUUID()].join(','));
+    },
+    // Over the limit of 1,000 ids.
+    400: (ctx) => {
+      ctx.query.set('order_ids', Array.from({ length: 1001 }, () => crypto.randomUUID()).join(','));
+    },
+  },
+  checkOrdersScoringList: {
+    request: async (ctx) => {
+      const { scoring, notScoring } = await scoringFixture();
+      ctx.body = [scoring, notScoring, crypto.randomUUID()];
+    },
+  },
 };
+
+/** Heartbeat transactions: the heartbeat account starts or renews its session; 409 names an expired one. */
+function heartbeatTweaks() {
+  return {
+    request: async (ctx) => {
+      ctx.token = (await heartbeatAccount()).token;
+      ctx.body = { heartbeat_id: null };
+    },
+    // The id of one of the caller's expired sessions (the repeat rule of STATUS_RULES would just renew).
+    409: async (ctx) => {
+      const expired = await expiredSession();
+      ctx.token = expired.token;
+      ctx.body = { heartbeat_id: expired.heartbeatId };
+    },
+  };
+}
 
 /**
  * Operations whose example request bodies create the records the other examples refer to (tag
@@ -549,6 +608,53 @@ function exampleMarketId() {
   return exampleMarketIdPromise;
 }
 
+/** The account heartbeat transactions use (never the contract USER: see sendHeartbeat in TWEAKS). */
+let heartbeatAccountPromise;
+function heartbeatAccount() {
+  heartbeatAccountPromise ??= registerAccount();
+  return heartbeatAccountPromise;
+}
+
+/**
+ * An account whose order session has expired: started in beforeAll, so that its timeout
+ * (ORDER_HEARTBEAT_TIMEOUT_SECS, 15 s by default) passes while other transactions run; resolves once the
+ * session's `expires_at` is behind. Returns { token, heartbeatId }.
+ */
+let expiredSessionPromise;
+function expiredSession() {
+  expiredSessionPromise ??= (async () => {
+    const account = await registerAccount();
+    const { template, method } = pathOf('sendHeartbeat');
+    const session = expectStatus('start a session to expire', await call(method, template, { token: account.token, body: {} }), 200);
+    const wait = Date.parse(session.expires_at) - Date.now() + 250;
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    return { token: account.token, heartbeatId: session.heartbeat_id };
+  })();
+  return expiredSessionPromise;
+}
+
+/**
+ * Orders for the scoring checks, made once: a fresh market with maker rewards (minimum 1 contract, spread
+ * 0.05) where another account rests a YES bid at 0.49 and a YES ask at 0.51 (midpoint 0.50); the contract
+ * USER rests a YES bid at 0.48 (scoring) and one at 0.30 (outside the spread: not scoring).
+ */
+let scoringFixturePromise;
+function scoringFixture() {
+  scoringFixturePromise ??= (async () => {
+    const { template, method } = pathOf('createAdminMarket');
+    const example = state.exampleBodies.createAdminMarket;
+    const body = { ...example, ticker: unique.ticker(example.ticker), rewards_min_size: '1', rewards_max_spread: '0.05' };
+    const ticker = expectStatus('create a rewarded market', await call(method, template, { token: state.admin.token, body }), 201).market.ticker;
+    const other = await otherAccount();
+    await placeExampleOrder(other, { ticker, side: 'yes', action: 'buy', count: '5', price: '0.49' });
+    await placeExampleOrder(other, { ticker, side: 'no', action: 'buy', count: '5', price: '0.49' });
+    const scoring = (await placeExampleOrder(state.user, { ticker, side: 'yes', action: 'buy', count: '5', price: '0.48' })).order_id;
+    const notScoring = (await placeExampleOrder(state.user, { ticker, side: 'yes', action: 'buy', count: '5', price: '0.30' })).order_id;
+    return { scoring, notScoring };
+  })();
+  return scoringFixturePromise;
+}
+
 /**
  * Records for the portfolio and market-data collections, made once: on a fresh market the contract USER
  * buys YES and another account buys NO at complementary prices (a mint: fills, positions, a trade), and
@@ -775,6 +881,8 @@ hooks.beforeAll(
 
     // A fresh USER account for every operation that needs a token and no role.
     state.user = await registerAccount();
+    // Its timeout runs while the other transactions do (awaited by the heartbeat 409 transactions).
+    expiredSession().catch(() => undefined);
 
     // The operator account the service was started with (ADMIN_EMAIL / ADMIN_PASSWORD).
     const email = process.env.ADMIN_EMAIL;

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
@@ -10,23 +11,40 @@ import { migrateLatest } from './db/migrate.js';
 import type { Logger } from './logger.js';
 import { seedDemo } from './domain/demo/seed.js';
 import { startExpirySweep } from './domain/trading/sweep.js';
+import type { FeedOptions } from './domain/feed/service.js';
+import { attachRealtime, type RealtimeOptions, type RealtimeServer } from './realtime/ws-server.js';
 import { createServices, type Services } from './services.js';
 
 export const DOCUMENT_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../openapi/dist/openapi.json');
+/** The real-time feed's AsyncAPI document (source), served as JSON at /asyncapi.json. */
+export const ASYNCAPI_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../openapi/asyncapi.yaml');
 
 const EXPIRY_SWEEP_INTERVAL_MS = 1000;
+/**
+ * Request line and headers may take up to 64 KiB (Node's default is 16 KiB): a batch scoring GET names up
+ * to 1,000 order ids in its query string (about 47 KiB of UUIDs as repeated parameters).
+ */
+const MAX_HEADER_BYTES = 64 * 1024;
 
 export interface RunningService {
   server: Server;
   url: string;
   db: Db;
   services: Services;
-  /** Stops accepting, finishes in-flight requests, closes the pool, stops the embedded database. */
+  /** The WebSocket endpoint of the real-time feed (GET /ws). */
+  realtime: RealtimeServer;
+  /** Stops accepting, closes the feed's connections, finishes in-flight requests, closes the pool, stops the embedded database. */
   stop(): Promise<void>;
 }
 
+/** Settings tests and benchmarks may change (defaults: what `npm start` uses). */
+export interface ServiceOptions {
+  realtime?: Partial<RealtimeOptions>;
+  feed?: FeedOptions;
+}
+
 /** Everything `npm start` does, as a function: tests and benchmarks start the same service. */
-export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
@@ -35,15 +53,24 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     databaseUrl = embedded.url;
   }
   const db = createDb(databaseUrl);
+  let feedStarted: Services['feed'] | undefined;
   try {
     const applied = await migrateLatest(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     const document = JSON.parse(await readFile(DOCUMENT_PATH, 'utf8')) as object;
-    const services = createServices(db, config, document);
+    const asyncapi = parseYaml(await readFile(ASYNCAPI_PATH, 'utf8')) as object;
+    const services = createServices(db, config, document, {
+      asyncapi,
+      feed: options.feed,
+      onFeedError: (error, context) => logger.error({ err: error }, `${context} failed`),
+    });
     if (config.seed === 'demo' && (await seedDemo(db, services.accounts))) logger.info('demo catalogue and accounts seeded');
     if (config.admin) await services.accounts.ensureAdmin(config.admin.email, config.admin.password);
+    // The feed listens before the first client can connect, so that no record committed after it is missed.
+    await services.feed.start(databaseUrl);
+    feedStarted = services.feed;
     const app = await createApp({ services, logger });
-    const server = app.listen(config.port, config.host);
+    const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback()).listen(config.port, config.host);
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);
@@ -51,25 +78,47 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    // GET /ws: the real-time feed, on this server.
+    const realtime = attachRealtime(server, services.feed, logger, options.realtime);
     // Orders past their expiration_ts are cancelled within about a second (placements in their market
     // also cancel them on the spot).
     const expirySweep = startExpirySweep(services.trading, EXPIRY_SWEEP_INTERVAL_MS, (error) => logger.error({ err: error }, 'order expiry sweep failed'));
+    // Order sessions past their expiry: their accounts' resting orders are cancelled (0 disables the sweep).
+    const heartbeatSweep =
+      config.heartbeatSweepIntervalSecs > 0
+        ? startExpirySweep(
+            {
+              expireOrders: async () => {
+                const expired = await services.sessions.expireSessions();
+                if (expired > 0) logger.info({ sessions: expired }, 'order sessions expired');
+                return expired;
+              },
+            },
+            config.heartbeatSweepIntervalSecs * 1000,
+            (error) => logger.error({ err: error }, 'order session expiry sweep failed'),
+          )
+        : undefined;
 
     let stopping: Promise<void> | undefined;
     const stop = () => {
       stopping ??= (async () => {
         await expirySweep.stop();
+        await heartbeatSweep?.stop();
+        // WebSocket connections first (they would keep server.close waiting), then the feed's listener.
+        await realtime.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        await services.feed.stop();
         await db.destroy();
         await embedded?.stop();
       })();
       return stopping;
     };
-    return { server, url, db, services, stop };
+    return { server, url, db, services, realtime, stop };
   } catch (error) {
+    await feedStarted?.stop();
     await db.destroy();
     await embedded?.stop();
     throw error;

@@ -4,6 +4,8 @@ import { AccountService } from './domain/accounts/service.js';
 import { CatalogueAdminService } from './domain/catalogue/admin.js';
 import { SystemService } from './domain/system/service.js';
 import { TradingService } from './domain/trading/service.js';
+import { FeedService, type FeedOptions } from './domain/feed/service.js';
+import { OrderSessionService } from './domain/sessions/service.js';
 // --- catalogue service imports ---
 import { CatalogueEventService } from './domain/catalogue/events.js';
 import { CatalogueMarketService } from './domain/catalogue/markets.js';
@@ -23,6 +25,8 @@ export interface Services {
   catalogueAdmin: CatalogueAdminService;
   /** Orders, portfolio and market data; also settles markets the catalogue closes or resolves. */
   trading: TradingService;
+  /** Order sessions (heartbeat, expiry of sessions) and order scoring. */
+  sessions: OrderSessionService;
   // --- catalogue read services ---
   catalogueEvents: CatalogueEventService;
   catalogueSeries: CatalogueSeriesService;
@@ -36,15 +40,28 @@ export interface Services {
   publicSearch: PublicSearchService;
   /** The bundled OpenAPI document, served at /openapi.json. */
   document: object;
+  /** The real-time feed of this process (its WebSocket transport: src/realtime/). */
+  feed: FeedService;
+  /** The AsyncAPI document of the real-time feed, served at /asyncapi.json. */
+  asyncapi: object;
 }
 
-export function createServices(db: Db, config: Config, document: object): Services {
+/** Optional parts of createServices: the AsyncAPI document, the feed's settings and where it reports errors. */
+export interface ServiceExtras {
+  asyncapi?: object;
+  feed?: FeedOptions;
+  onFeedError?: (error: unknown, context: string) => void;
+}
+
+export function createServices(db: Db, config: Config, document: object, extras: ServiceExtras = {}): Services {
   const trading = new TradingService(db);
+  const accounts = new AccountService(db, { startingBalance: config.startingBalance, tokenTtlSecs: config.tokenTtlSecs });
   return {
-    accounts: new AccountService(db, { startingBalance: config.startingBalance, tokenTtlSecs: config.tokenTtlSecs }),
+    accounts,
     system: new SystemService(db),
     catalogueAdmin: new CatalogueAdminService(db, trading),
     trading,
+    sessions: new OrderSessionService(db, trading, { timeoutSecs: config.heartbeatTimeoutSecs }),
     // --- catalogue read services ---
     catalogueEvents: new CatalogueEventService(db),
     catalogueSeries: new CatalogueSeriesService(db),
@@ -57,5 +74,7 @@ export function createServices(db: Db, config: Config, document: object): Servic
     compatTags: new CompatTagService(db),
     publicSearch: new PublicSearchService(db),
     document,
+    feed: new FeedService(db, accounts, extras.onFeedError, extras.feed),
+    asyncapi: extras.asyncapi ?? {},
   };
 }

@@ -10,11 +10,14 @@ import * as compatCatalogue from './compat-catalogue.js';
 // --- trading imports ---
 import * as portfolio from './portfolio.js';
 import * as trading from './trading.js';
+// --- order sessions imports ---
+import * as sessions from './sessions.js';
 
 /** Every operation implementation, by the name the document's operationId or `x-handler` gives it. */
 export const handlers: HandlerRegistry = {
   getHealth: system.getHealth,
   getOpenApiDocument: system.getOpenApiDocument,
+  getAsyncApiDocument: system.getAsyncApiDocument,
   getApiDocs: system.getApiDocs,
   registerAccount: auth.registerAccount,
   loginAccount: auth.loginAccount,
@@ -72,4 +75,12 @@ export const handlers: HandlerRegistry = {
   listSettlements: portfolio.listSettlements,
   listTrades: trading.listTrades,
   getMarketOrderbook: trading.getMarketOrderbook,
+  // --- order sessions: heartbeat and order scoring ---
+  sendHeartbeat: sessions.sendHeartbeat,
+  sendClobHeartbeat: sessions.sendClobHeartbeat,
+  getOrderScoringStatus: sessions.getOrderScoringStatus,
+  checkOrderScoring: sessions.checkOrderScoring,
+  checkOrderScoringLegacy: sessions.checkOrderScoringLegacy,
+  checkOrdersScoring: sessions.checkOrdersScoring,
+  checkOrdersScoringList: sessions.checkOrdersScoringList,
 };

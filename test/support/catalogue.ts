@@ -36,11 +36,11 @@ export interface CatalogueOperation {
 
 const resolve = (node: Json): Json => (node.$ref ? (node.$ref as string).slice(2).split('/').reduce<Json>((n, k) => n[k], document) : node);
 
-/** Public GET operations of the catalogue: everything but health, documents, accounts, admin and trading. */
-const NOT_CATALOGUE = /^\/(healthz|openapi\.json|docs)$|^\/api\/(auth|admin|portfolio|clob)\b|^\/(v1\/)?heartbeats|^\/api\/heartbeats|scoring|^\/api\/markets\/(trades|[^/]+\/orderbook)/;
+/** The document's tags of the public catalogue's operations (native and compatibility shapes). */
+const CATALOGUE_TAGS = new Set(['catalogue', 'compat']);
 
 export const catalogueOperations: CatalogueOperation[] = Object.entries(document.paths as Json)
-  .filter(([path, item]) => !NOT_CATALOGUE.test(path) && item.get)
+  .filter(([, item]) => ((item.get?.tags ?? []) as string[]).some((tag) => CATALOGUE_TAGS.has(tag)))
   .map(([path, item]) => {
     const get = item.get as Json;
     const parameters = ((get.parameters ?? []) as Json[]).map(resolve).map((p): DocumentedParameter => ({

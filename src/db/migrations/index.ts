@@ -7,6 +7,8 @@ import * as m0005 from './0005_tag_active_event_counts.js';
 import * as m0006 from './0006_compat_event_orderings.js';
 import * as m0007 from './0007_event_text_bounds.js';
 import * as m0008 from './0008_create_trading.js';
+import * as m0009 from './0009_create_order_sessions.js';
+import * as m0010 from './0010_create_feed_events.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -21,4 +23,6 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0006_compat_event_orderings', migration: m0006 },
   { name: '0007_event_text_bounds', migration: m0007 },
   { name: '0008_create_trading', migration: m0008 },
+  { name: '0009_create_order_sessions', migration: m0009 },
+  { name: '0010_create_feed_events', migration: m0010 },
 ];

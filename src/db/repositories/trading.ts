@@ -152,11 +152,19 @@ export async function lockMarketsById(db: Queryable, ids: readonly string[]): Pr
     .select(...MARKET_COLUMNS);
 }
 
+/** A market's traded figures after a change (decimal strings), for the real-time feed's ticker. */
+export interface MarketFiguresRow {
+  volume: string;
+  open_interest: string;
+  last_yes_price: string | null;
+}
+
+/** Adds these changes to the market's figures; returns the figures after them. */
 export async function updateMarketStats(
   db: Queryable,
   marketId: string,
   change: { volume: string; liquidity: string; openInterest: string; lastYesPrice?: string; lastNoPrice?: string },
-): Promise<void> {
+): Promise<MarketFiguresRow> {
   const set: Record<string, unknown> = {
     volume: db.raw('volume + ?::numeric', [change.volume]),
     liquidity: db.raw('liquidity + ?::numeric', [change.liquidity]),
@@ -166,7 +174,11 @@ export async function updateMarketStats(
     set.last_yes_price = change.lastYesPrice;
     set.last_no_price = change.lastNoPrice;
   }
-  await db('markets').where({ id: marketId }).update(set);
+  const [row] = await db('markets')
+    .where({ id: marketId })
+    .update(set)
+    .returning(['volume', 'open_interest', 'last_yes_price']);
+  return row as MarketFiguresRow;
 }
 
 /**
@@ -206,8 +218,10 @@ export async function clientOrderIdTaken(db: Queryable, accountId: string, clien
   return row !== undefined;
 }
 
-export async function insertOrder(db: Queryable, order: NewOrderRow): Promise<void> {
-  await db('orders').insert(order);
+/** Inserts an order; returns its row as stored (defaults and generated columns included), without the market's ticker. */
+export async function insertOrder(db: Queryable, order: NewOrderRow): Promise<Omit<OrderRow, 'ticker' | 'sort_created_at'>> {
+  const [row] = await db('orders').insert(order).returning('*');
+  return row;
 }
 
 export async function findOrder(db: Queryable, accountId: string, orderId: string): Promise<OrderRow | undefined> {
@@ -281,25 +295,43 @@ export async function findExpiredOrdersOfMarket(db: Queryable, marketId: string,
     .select(orderColumns(db));
 }
 
-/** Maker fills: `lots` (a decimal count) leaves `remaining` for `filled`; FILLED at zero, else PARTIAL. */
-export async function fillOrders(db: Queryable, fills: ReadonlyArray<{ id: string; count: string }>): Promise<void> {
-  if (fills.length === 0) return;
-  await db.raw(
+/** An order's row as a write left it (RETURNING), without the market's ticker. */
+export type ChangedOrderRow = Omit<OrderRow, 'ticker' | 'sort_created_at'>;
+
+/**
+ * Maker fills: `lots` (a decimal count) leaves `remaining` for `filled`; FILLED at zero, else PARTIAL.
+ * Returns the rows as updated.
+ */
+export async function fillOrders(db: Queryable, fills: ReadonlyArray<{ id: string; count: string }>): Promise<ChangedOrderRow[]> {
+  if (fills.length === 0) return [];
+  const result = await db.raw<{ rows: ChangedOrderRow[] }>(
     `update orders o set
        remaining = o.remaining - v.count,
        filled = o.filled + v.count,
        status = case when o.remaining - v.count = 0 then 'FILLED' else 'PARTIAL' end,
        updated_at = now()
      from unnest(?::uuid[], ?::numeric[]) as v (id, count)
-     where o.id = v.id`,
+     where o.id = v.id
+     returning o.*`,
     [fills.map((f) => f.id), fills.map((f) => f.count)],
   );
+  return result.rows;
 }
 
-/** Cancels what remains of each order (moved to `cancelled`), with a reason. */
-export async function cancelOrders(db: Queryable, cancels: ReadonlyArray<{ id: string; reason: string }>): Promise<void> {
-  if (cancels.length === 0) return;
-  await db.raw(
+/** A cancelled or decreased order's row as updated, and the quantity that left the book (for the real-time feed). */
+export interface BookRemovalRow extends ChangedOrderRow {
+  book_side: 'bid' | 'ask';
+  yes_price: string;
+  removed: string;
+}
+
+/**
+ * Cancels what remains of each order (moved to `cancelled`), with a reason. Returns, per order cancelled,
+ * the quantity that left the book (`old`: the row as the statement found it).
+ */
+export async function cancelOrders(db: Queryable, cancels: ReadonlyArray<{ id: string; reason: string }>): Promise<BookRemovalRow[]> {
+  if (cancels.length === 0) return [];
+  const result = await db.raw<{ rows: BookRemovalRow[] }>(
     `update orders o set
        cancelled = o.cancelled + o.remaining,
        remaining = 0,
@@ -307,18 +339,24 @@ export async function cancelOrders(db: Queryable, cancels: ReadonlyArray<{ id: s
        cancel_reason = v.reason,
        updated_at = now()
      from unnest(?::uuid[], ?::text[]) as v (id, reason)
-     where o.id = v.id and o.${LIVE}`,
+     join orders old on old.id = v.id
+     where o.id = v.id and o.${LIVE}
+     returning o.*, old.remaining::text as removed`,
     [cancels.map((c) => c.id), cancels.map((c) => c.reason)],
   );
+  return result.rows;
 }
 
-/** Lowers a live order's remainder to `remaining`; the difference counts as cancelled. */
-export async function decreaseOrder(db: Queryable, orderId: string, remaining: string): Promise<void> {
-  await db.raw(
-    `update orders set cancelled = cancelled + (remaining - ?::numeric), remaining = ?::numeric, updated_at = now()
-      where id = ? and ${LIVE}`,
+/** Lowers a live order's remainder to `remaining`; the difference counts as cancelled (and is returned). */
+export async function decreaseOrder(db: Queryable, orderId: string, remaining: string): Promise<BookRemovalRow | undefined> {
+  const result = await db.raw<{ rows: BookRemovalRow[] }>(
+    `update orders o set cancelled = o.cancelled + (o.remaining - ?::numeric), remaining = ?::numeric, updated_at = now()
+       from orders old
+      where o.id = ? and old.id = o.id and o.${LIVE}
+      returning o.*, (old.remaining - o.remaining)::text as removed`,
     [remaining, remaining, orderId],
   );
+  return result.rows[0];
 }
 
 export interface OrderListFilter {

@@ -74,7 +74,7 @@ export interface PositionDelta {
   reserved: bigint;
 }
 
-export type CancelReason = 'requested' | 'expired' | 'self_trade' | 'market_closed' | 'market_resolved';
+export type CancelReason = 'requested' | 'expired' | 'self_trade' | 'market_closed' | 'market_resolved' | 'heartbeat';
 
 export class Changeset {
   readonly balances = new Map<string, BalanceDelta>();

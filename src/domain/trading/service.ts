@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction, type Db, type Queryable } from '../../db/knex.js';
+import * as feedRepo from '../../db/repositories/feed.js';
 import * as repo from '../../db/repositories/trading.js';
 import type { MarketResult } from '../../db/rows.js';
 import type { MarketSettlement } from '../catalogue/admin.js';
 import { conflict, invalid, notFound } from '../errors.js';
+import { outboxEntries, type BookRemoval, type PlacedOrder } from '../feed/outbox.js';
 import { decodeCursor, encodeCursor, splitPage } from '../pagination/cursor.js';
 import { bookSideOf, OrderBook, yesPriceOf, type Order } from './book.js';
-import { Changeset, payoutMicroDots, type LiveOrder } from './changes.js';
+import { Changeset, payoutMicroDots, type CancelReason, type LiveOrder } from './changes.js';
 import {
   formatMoney,
   iso,
@@ -67,7 +69,8 @@ function engineOrderOf(order: LiveOrder, sequence: string): Order {
   return { id: order.id, accountId: order.accountId, side: order.side, action: order.action, price: order.price, remaining: order.remaining, sequence: BigInt(sequence) };
 }
 
-function orderView(row: repo.OrderRow): OrderView {
+/** The order record of an order row (REST responses and the real-time feed's user_orders messages). */
+export function orderView(row: Omit<repo.OrderRow, 'sort_created_at'> & { sort_created_at?: string }): OrderView {
   return {
     order_id: row.id,
     market_id: String(row.market_id),
@@ -90,6 +93,17 @@ function orderView(row: repo.OrderRow): OrderView {
     reduce_only: row.reduce_only,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
+  };
+}
+
+/** Book levels (repo.bookLevels) as the orderbook endpoint and the feed's snapshot show them. */
+export function orderbookView(rows: ReadonlyArray<{ book_side: 'bid' | 'ask'; yes_price: string; count: string }>): OrderbookView {
+  const levels = rows.map((l) => ({ side: l.book_side, price: ticksOf(l.yes_price), lots: lotsOf(l.count) }));
+  const level = (price: number, lots: bigint): [string, string] => [formatTicks(price), formatLots(lots)];
+  return {
+    // YES bids: the bids, highest first. NO bids: the asks seen from NO (an ask at p is a NO bid at 1 - p), best first.
+    yes: levels.filter((l) => l.side === 'bid').sort((a, b) => b.price - a.price).map((l) => level(l.price, l.lots)),
+    no: levels.filter((l) => l.side === 'ask').sort((a, b) => a.price - b.price).map((l) => level(TICKS_PER_DOT - l.price, l.lots)),
   };
 }
 
@@ -220,7 +234,7 @@ export class TradingService implements Trading, MarketSettlement {
         result.restingRemainder > 0n ? (result.filled > 0n ? 'PARTIAL' : 'OPEN') : result.cancelledRemainder > 0n ? 'CANCELLED' : 'FILLED';
       const cancelReason =
         result.rejected === 'fok_not_fillable' ? 'fok_not_fillable' : result.cancelledRemainder > 0n ? `${order.timeInForce.toLowerCase()}_remainder` : null;
-      await repo.insertOrder(tx, {
+      const inserted = await repo.insertOrder(tx, {
         id,
         account_id: accountId,
         market_id: marketId,
@@ -241,8 +255,9 @@ export class TradingService implements Trading, MarketSettlement {
         sequence,
         cancel_reason: cancelReason,
       });
-      await this.persist(tx, changes, balances);
-      return orderView((await repo.findOrder(tx, accountId, id))!);
+      await this.persist(tx, changes, balances, { row: inserted, resting: result.restingRemainder });
+      // The row as inserted is the order's final state (persist writes only resting orders' rows): no read back.
+      return orderView({ ...inserted, ticker: market.ticker });
     }).catch((error: { code?: string; constraint?: string }) => {
       // Two placements with one client_order_id racing past the check above: the unique index decides.
       if (error.code === UNIQUE_VIOLATION && error.constraint === CLIENT_ORDER_ID_INDEX) {
@@ -315,6 +330,30 @@ export class TradingService implements Trading, MarketSettlement {
     });
     await this.refreshRollups(marketIds);
     return { cancelled, market_id: scope ?? '' };
+  }
+
+  /**
+   * Cancels every live order of the account with `reason` (e.g. 'heartbeat' when its order session expired),
+   * inside the caller's transaction `tx`, through the normal cancel path (reserves released, CANCELLED).
+   * The caller may already hold rows it locks before any market (an order session's row); from here the
+   * usual order holds: the markets of the account's live orders in id order, then the balances. An order
+   * placed meanwhile in a market not locked here stays live (it was placed after this cancel). Returns how
+   * many were cancelled and the markets touched: pass them to refreshMarketRollups once `tx` has committed.
+   */
+  async cancelLiveOrdersInTransaction(tx: Queryable, accountId: string, reason: CancelReason): Promise<{ cancelled: number; marketIds: string[] }> {
+    const marketIds = [...new Set((await repo.findLiveOrdersOfAccount(tx, accountId)).map((o) => String(o.market_id)))];
+    await repo.lockMarketsById(tx, marketIds);
+    const locked = new Set(marketIds);
+    const live = (await repo.findLiveOrdersOfAccount(tx, accountId)).filter((o) => locked.has(String(o.market_id)));
+    const changes = new Changeset();
+    for (const row of live) changes.cancelResting(liveOrderOf(row), reason);
+    await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()));
+    return { cancelled: live.length, marketIds };
+  }
+
+  /** Event rollups of markets whose orders a committed transaction changed (after cancelLiveOrdersInTransaction). */
+  async refreshMarketRollups(marketIds: string[]): Promise<void> {
+    await this.refreshRollups(marketIds);
   }
 
   async decreaseOrder(accountId: string, orderId: string, count: string): Promise<void> {
@@ -452,13 +491,7 @@ export class TradingService implements Trading, MarketSettlement {
   async getOrderbook(ticker: string): Promise<OrderbookView> {
     const market = await repo.findMarket(this.db, ticker);
     if (!market) throw notFound(`no market '${clip(ticker)}'`);
-    const levels = (await repo.bookLevels(this.db, String(market.id), this.now())).map((l) => ({ side: l.book_side, price: ticksOf(l.yes_price), lots: lotsOf(l.count) }));
-    const level = (price: number, lots: bigint): [string, string] => [formatTicks(price), formatLots(lots)];
-    return {
-      // YES bids: the bids, highest first. NO bids: the asks seen from NO (an ask at p is a NO bid at 1 - p), best first.
-      yes: levels.filter((l) => l.side === 'bid').sort((a, b) => b.price - a.price).map((l) => level(l.price, l.lots)),
-      no: levels.filter((l) => l.side === 'ask').sort((a, b) => a.price - b.price).map((l) => level(TICKS_PER_DOT - l.price, l.lots)),
-    };
+    return orderbookView(await repo.bookLevels(this.db, String(market.id), this.now()));
   }
 
   // --- settlement (inside the catalogue's close / resolve transaction, which holds the market's row)
@@ -515,10 +548,11 @@ export class TradingService implements Trading, MarketSettlement {
 
   /**
    * Writes a Changeset: maker fills, cancels and decreases of resting orders, trades and fills, positions,
-   * balances, the ledger and the markets' figures. The balances must have been locked (`balances`); a
-   * change that would leave one negative is a bug, reported as such (nothing is written).
+   * balances, the ledger and the markets' figures, and the real-time feed's record of it (`placed`: the
+   * order a placement inserted). The balances must have been locked (`balances`); a change that would
+   * leave one negative is a bug, reported as such (nothing is written).
    */
-  private async persist(tx: Queryable, changes: Changeset, balances: Map<string, { cash: bigint; reserved: bigint }>): Promise<void> {
+  private async persist(tx: Queryable, changes: Changeset, balances: Map<string, { cash: bigint; reserved: bigint }>, placed?: PlacedOrder): Promise<void> {
     for (const [accountId, delta] of changes.balances) {
       const before = balances.get(accountId);
       if (!before) throw new Error(`balance of account ${accountId} changes but was not locked`);
@@ -526,9 +560,13 @@ export class TradingService implements Trading, MarketSettlement {
         throw new Error(`account ${accountId} would go negative (cash ${before.cash}${delta.cash}, reserved ${before.reserved}${delta.reserved})`);
       }
     }
-    await repo.fillOrders(tx, [...changes.makerFills].map(([id, lots]) => ({ id, count: formatLots(lots) })));
-    await repo.cancelOrders(tx, changes.cancels);
-    for (const d of changes.decreases) await repo.decreaseOrder(tx, d.id, formatLots(d.remaining));
+    const filled = await repo.fillOrders(tx, [...changes.makerFills].map(([id, lots]) => ({ id, count: formatLots(lots) })));
+    const cancelled: BookRemoval[] = await repo.cancelOrders(tx, changes.cancels);
+    const decreased: BookRemoval[] = [];
+    for (const d of changes.decreases) {
+      const removal = await repo.decreaseOrder(tx, d.id, formatLots(d.remaining));
+      if (removal) decreased.push(removal);
+    }
 
     const tradeIds = await repo.insertTrades(
       tx,
@@ -595,16 +633,21 @@ export class TradingService implements Trading, MarketSettlement {
       }),
     );
 
+    const figures = new Map<string, repo.MarketFiguresRow>();
     for (const [marketId, m] of changes.markets) {
       if (m.volume === 0n && m.liquidity === 0n && m.openInterest === 0n && m.lastYesPrice === undefined) continue;
-      await repo.updateMarketStats(tx, marketId, {
+      figures.set(marketId, await repo.updateMarketStats(tx, marketId, {
         volume: formatLots(m.volume),
         liquidity: formatMicroDots(m.liquidity),
         openInterest: formatLots(m.openInterest),
         lastYesPrice: m.lastYesPrice === undefined ? undefined : formatTicks(m.lastYesPrice),
         lastNoPrice: m.lastYesPrice === undefined ? undefined : formatTicks(TICKS_PER_DOT - m.lastYesPrice),
-      });
+      }));
     }
+
+    // The real-time feed's outbox record of all this (built from what the writes above returned), in one
+    // statement; every process's listener is notified when this transaction commits.
+    await feedRepo.appendFeedEvents(tx, outboxEntries({ changes, tradeIds, fillIds, filled, cancelled, decreased, placed, figures }));
   }
 
   /**

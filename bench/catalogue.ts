@@ -1,0 +1,444 @@
+/**
+ * npm run bench:catalogue [-- --events N] [--q WORD] [--depth ROWS]: the catalogue reads of the real service
+ * on a large catalogue, against hand-written baselines.
+ *
+ * 1. Database: an embedded PostgreSQL under .data/bench-catalogue (git-ignored; kept between runs), one
+ *    database per catalogue size, or BENCH_DATABASE_URL. Migrated, and seeded with the scale generator
+ *    (100,000 events by default, about 3 markets each, as `npm run seed:scale`) unless it already holds
+ *    that catalogue (bench/catalogue-db.ts).
+ * 2. The real service, as `npm start` builds it (src/server.ts startService: migrations, services, the app of
+ *    src/app.ts), in this process on a free port, on that database; LOG_LEVEL (default info) with its
+ *    access log written to /dev/null.
+ * 3. Beside it, in this process: a bare Koa answering a constant JSON (the ceiling), and the baselines, one
+ *    minimal Koa + pg.Pool handler per endpoint running hand-written SQL that reads what the service reads
+ *    for the request (bench/catalogue-baseline.ts). Before measuring, every baseline is checked to answer the
+ *    same items, in the same order, as the service.
+ * 4. autocannon in a worker thread (so that the servers keep the main thread), BENCH_CONNECTIONS connections
+ *    (default 32), BENCH_WARMUP s (default 1) then BENCH_DURATION s (default 5) per row, each endpoint right
+ *    before its baseline: /events?limit=20, /events/keyset?limit=20 (first page), /events/keyset 20,000 rows
+ *    deep (the cursor found by walking the next_cursor chain with limit=500 first), /events/pagination?limit=20,
+ *    /api/events?with_nested_markets=true, /api/search?q=WORD, /public-search?q=WORD (WORD default `price`,
+ *    which occurs in generated titles).
+ *
+ * Prints requests/s, p50 and p99 latency, the main thread's busy time per request (event-loop utilisation:
+ * servers only; autocannon runs in its worker), the cores other processes kept busy meanwhile (bench/cpu-share.ts:
+ * on this 2-core machine a row sharing it with other work is not worth comparing; the run says so), statements
+ * per request, and each endpoint's share of its baseline's requests/s. Targets (exit code 1 when one is missed): each endpoint at least 80% of its
+ * baseline's requests/s with p99 under 100 ms; the deep keyset page's p50 at most 1.5 times the first page's.
+ *
+ * BENCH_EXPLAIN=1 also prints, for one request of each endpoint, every statement the service ran with its
+ * EXPLAIN ANALYZE execution time (BENCH_EXPLAIN=plans: the whole plans), replayed in one transaction with the
+ * session settings the service set before it.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import Koa from 'koa';
+import pg from 'pg';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { startService, type RunningService } from '../src/server.js';
+import { createBaseline, type Baseline } from './catalogue-baseline.js';
+import { prepareDatabase, type BenchDatabase } from './catalogue-db.js';
+import { startCpuShare } from './cpu-share.js';
+
+const require = createRequire(import.meta.url);
+
+interface Histogram {
+  average: number;
+  p50: number;
+  p99: number;
+}
+interface AutocannonResult {
+  requests: Histogram & { total: number };
+  latency: Histogram;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<AutocannonResult>;
+
+const { values: args } = parseArgs({
+  options: {
+    events: { type: 'string', default: '100000' },
+    q: { type: 'string', default: 'price' },
+    depth: { type: 'string', default: '20000' },
+  },
+});
+const EVENTS = Number(args.events);
+const DEPTH = Number(args.depth);
+const WORD = args.q!.trim();
+function refuse(message: string): never {
+  console.error(`bench:catalogue: ${message}`);
+  process.exit(2);
+}
+if (!Number.isSafeInteger(EVENTS) || EVENTS < 1) refuse('--events must be a positive whole number');
+if (!Number.isSafeInteger(DEPTH) || DEPTH < 1) refuse('--depth must be a positive whole number');
+if (Array.from(WORD).length < 3 || !/^[\p{L}\p{N}]+$/u.test(WORD)) refuse('--q must be one word of 3 or more letters or digits');
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const EXPLAIN = process.env.BENCH_EXPLAIN ?? '';
+const TARGET_SHARE = 0.8;
+const TARGET_P99_MS = 100;
+const TARGET_DEEP_P50 = 1.5;
+/** Other work above this many cores during a row marks the run as disturbed. */
+const DISTURBED_CORES = 0.1;
+const WALK_PAGE = 500;
+
+const log = (line: string) => console.log(`bench:catalogue: ${line}`);
+
+async function listen(app: Koa): Promise<{ server: Server; url: string }> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  server.keepAliveTimeout = 60_000;
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+async function close(server: Server): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+async function getJson(url: string): Promise<any> {
+  const response = await fetch(url);
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${text.slice(0, 500)}`);
+  return JSON.parse(text);
+}
+
+interface Measured {
+  result: AutocannonResult;
+  /** Main-thread busy time per answered request, µs. */
+  serverUs: number;
+  /** Cores kept busy by other work meanwhile (undefined without /proc). */
+  otherCores: number | undefined;
+}
+
+/** The benchmark's PostgreSQL, told apart from other work in the CPU accounting (see cpu-share.ts). */
+let postmasterPidFile: string | undefined;
+
+async function load(url: string): Promise<Measured> {
+  const options = { url, connections: CONNECTIONS, workers: 1 };
+  if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
+  const before = performance.eventLoopUtilization();
+  const cpu = startCpuShare(postmasterPidFile);
+  const result = await autocannon({ ...options, duration: DURATION });
+  const share = cpu?.();
+  const busy = performance.eventLoopUtilization(before);
+  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0 || result.requests.total === 0) {
+    throw new Error(`${url}: ${result.errors} errors, ${result.timeouts} timeouts, status codes ${JSON.stringify(result.statusCodeStats)}`);
+  }
+  return { result, serverUs: (busy.active * 1000) / result.requests.total, otherCores: share?.otherCores };
+}
+
+interface Endpoint {
+  name: string;
+  /** Path and query on the service. */
+  service: string;
+  /** Path and query on the baseline app. */
+  baseline: string;
+  /** What must agree between the two answers: the items in order (and counts). */
+  serviceKey(body: any): unknown;
+  baselineKey(body: any): unknown;
+}
+
+const ids = (rows: Array<{ id: unknown }>) => rows.map((row) => String(row.id));
+
+function endpoints(deep: { cursor: string; afterId: string; depth: number }): Endpoint[] {
+  const q = encodeURIComponent(WORD);
+  return [
+    {
+      name: 'GET /events?limit=20',
+      service: '/events?limit=20',
+      baseline: '/events?limit=20',
+      serviceKey: (body) => ids(body),
+      baselineKey: (body) => ids(body),
+    },
+    {
+      name: 'GET /events/keyset?limit=20 (first page)',
+      service: '/events/keyset?limit=20',
+      baseline: '/events/keyset?limit=20',
+      serviceKey: (body) => [ids(body.events), body.next_cursor !== null],
+      baselineKey: (body) => [ids(body.events), body.next_cursor !== null],
+    },
+    {
+      name: `GET /events/keyset?limit=20 (${deep.depth.toLocaleString('en')} deep)`,
+      service: `/events/keyset?limit=20&after_cursor=${encodeURIComponent(deep.cursor)}`,
+      baseline: `/events/keyset?limit=20&after=${deep.afterId}`,
+      serviceKey: (body) => [ids(body.events), body.next_cursor !== null],
+      baselineKey: (body) => [ids(body.events), body.next_cursor !== null],
+    },
+    {
+      name: 'GET /events/pagination?limit=20',
+      service: '/events/pagination?limit=20',
+      baseline: '/events/pagination?limit=20',
+      serviceKey: (body) => [ids(body.data), body.pagination],
+      baselineKey: (body) => [ids(body.data), body.pagination],
+    },
+    {
+      name: 'GET /api/events?with_nested_markets=true',
+      service: '/api/events?with_nested_markets=true',
+      baseline: '/api/events?with_nested_markets=true',
+      serviceKey: (body) => [body.events.map((e: any) => [e.id, ids(e.markets)]), body.cursor !== null],
+      baselineKey: (body) => [body.events.map((e: any) => [String(e.id), ids(e.markets)]), body.cursor !== null],
+    },
+    {
+      name: `GET /api/search?q=${WORD}`,
+      service: `/api/search?q=${q}`,
+      baseline: `/api/search?q=${q}`,
+      serviceKey: (body) => body.results.map((r: any) => `${r.kind}:${r.id}`),
+      baselineKey: (body) => body.results.map((r: any) => `${r.kind}:${r.id}`),
+    },
+    {
+      name: `GET /public-search?q=${WORD}`,
+      service: `/public-search?q=${q}`,
+      baseline: `/public-search?q=${q}`,
+      serviceKey: (body) => [ids(body.events), ids(body.tags), ids(body.profiles), body.pagination],
+      baselineKey: (body) => [ids(body.events), ids(body.tags), ids(body.profiles), body.pagination],
+    },
+  ];
+}
+
+/** Walks the keyset chain with limit=500 to the page `depth` rows deep: its cursor and the id before it. */
+async function walkKeyset(serviceUrl: string, depth: number): Promise<{ cursor: string; afterId: string; depth: number }> {
+  let cursor: string | undefined;
+  let afterId = '0';
+  let walked = 0;
+  while (walked < depth) {
+    const limit = Math.min(WALK_PAGE, depth - walked);
+    const body = await getJson(`${serviceUrl}/events/keyset?limit=${limit}${cursor ? `&after_cursor=${encodeURIComponent(cursor)}` : ''}`);
+    // The last page: stay on the previous one, so that the deep page has rows.
+    if (body.next_cursor === null) break;
+    walked += body.events.length;
+    cursor = body.next_cursor;
+    afterId = String(body.events.at(-1).id);
+  }
+  if (!cursor) throw new Error('the keyset list has a single page: seed more events');
+  return { cursor, afterId, depth: walked };
+}
+
+interface Captured {
+  sql: string;
+  bindings: unknown[];
+}
+
+/** The statements the service runs for one request (knex's query events, BEGIN/SET/COMMIT included). */
+async function captureStatements(service: RunningService, url: string): Promise<Captured[]> {
+  const captured: Captured[] = [];
+  const listener = (data: { sql: string; bindings?: unknown[] }) => captured.push({ sql: data.sql, bindings: data.bindings ?? [] });
+  service.db.on('query', listener);
+  try {
+    await getJson(url);
+  } finally {
+    service.db.removeListener('query', listener);
+  }
+  return captured;
+}
+
+/** Replays the statements of a request in one rolled-back transaction, EXPLAIN ANALYZE on each read. */
+async function explain(databaseUrl: string, service: RunningService, name: string, statements: Captured[]): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  console.log(`\n--- ${name}: ${statements.length} statements`);
+  try {
+    await client.query('begin');
+    for (const { sql, bindings } of statements) {
+      const text = service.db.client.positionBindings(sql) as string;
+      const values = service.db.client.prepBindings(bindings) as unknown[];
+      const oneLine = text.replace(/\s+/g, ' ').trim();
+      if (/^(begin|commit|rollback)\b/i.test(oneLine)) {
+        console.log(`  ${oneLine}`);
+        continue;
+      }
+      if (/^set\b/i.test(oneLine)) {
+        await client.query(text, values);
+        console.log(`  ${oneLine}`);
+        continue;
+      }
+      // Twice: the first run warms this connection's catalogue caches (the service's pooled connections have
+      // them), so that the second shows the planning time a request really pays.
+      await client.query(`explain (analyze) ${text}`, values);
+      const { rows } = await client.query(`explain (analyze, buffers) ${text}`, values);
+      const plan = (rows as Array<Record<string, string>>).map((row) => row['QUERY PLAN']!);
+      const time = (label: string) => plan.find((line) => line.startsWith(label))?.replace(/^.*: /, '') ?? '?';
+      console.log(
+        `  [planning ${time('Planning Time')}, execution ${time('Execution Time')}] ${oneLine.slice(0, 300)}${oneLine.length > 300 ? ' ...' : ''}  ${JSON.stringify(values).slice(0, 300)}`,
+      );
+      if (EXPLAIN === 'plans') console.log(plan.map((line: string) => `      ${line}`).join('\n'));
+    }
+  } finally {
+    await client.query('rollback').catch(() => {});
+    await client.end();
+  }
+}
+
+interface Row {
+  name: string;
+  measured: Measured;
+  statements?: number;
+  baseline?: Measured;
+}
+
+function printTable(rows: Row[], ceiling: Measured): void {
+  const lines: string[][] = [];
+  lines.push(['row', 'req/s', 'p50 ms', 'p99 ms', 'srv µs/req', 'others', 'stmts', '% baseline']);
+  lines.push(['bare Koa, constant JSON (ceiling)', ...numbers(ceiling), '-', '-']);
+  for (const row of rows) {
+    const share = row.baseline ? `${((row.measured.result.requests.average / row.baseline.result.requests.average) * 100).toFixed(0)}%` : '-';
+    lines.push([`service   ${row.name}`, ...numbers(row.measured), String(row.statements ?? '-'), share]);
+    if (row.baseline) lines.push([`  baseline (Koa + pg, 1 statement)`, ...numbers(row.baseline), '1', '']);
+  }
+  const widths = lines[0]!.map((_, i) => Math.max(...lines.map((line) => line[i]!.length)));
+  const format = (line: string[]) => line.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  console.log(format(lines[0]!));
+  console.log('-'.repeat(widths.reduce((a, b) => a + b + 2, -2)));
+  for (const line of lines.slice(1)) console.log(format(line));
+}
+
+function numbers({ result, serverUs, otherCores }: Measured): string[] {
+  return [
+    result.requests.average.toFixed(0),
+    String(result.latency.p50),
+    String(result.latency.p99),
+    serverUs.toFixed(0),
+    otherCores === undefined ? '?' : otherCores.toFixed(2),
+  ];
+}
+
+async function main(): Promise<void> {
+  const cleanups: Array<() => Promise<void>> = [];
+  const cleanup = async () => {
+    for (const step of cleanups.reverse()) await step().catch((error: unknown) => console.error('bench:catalogue: cleanup:', error));
+    cleanups.length = 0;
+  };
+  process.once('SIGINT', () => {
+    void cleanup().finally(() => process.exit(130));
+  });
+  try {
+    const started = performance.now();
+    const database: BenchDatabase = await prepareDatabase({ events: EVENTS, log });
+    cleanups.push(() => database.stop());
+    postmasterPidFile = database.postmasterPidFile;
+
+    const logLevel = process.env.LOG_LEVEL ?? 'info';
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database.url, SEED: 'none', LOG_LEVEL: logLevel });
+    const service = await startService(config, createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: true })));
+    cleanups.push(() => service.stop());
+
+    const ceilingApp = new Koa();
+    ceilingApp.use((ctx) => {
+      ctx.body = { id: 'list', ok: true };
+    });
+    const ceiling = await listen(ceilingApp);
+    cleanups.push(() => close(ceiling.server));
+    const baselineApp: Baseline = createBaseline(database.url);
+    cleanups.push(() => baselineApp.close());
+    const baseline = await listen(baselineApp.app);
+    cleanups.push(() => close(baseline.server));
+
+    const facts = new pg.Client({ connectionString: database.url });
+    await facts.connect();
+    const counts = (
+      await facts.query(
+        `select (select count(*)::int from events) as events, (select count(*)::int from markets) as markets,
+                (select count(*)::int from events where status = 'ACTIVE') as active,
+                (select count(*)::int from events where lower(title) like $1) as with_word,
+                current_setting('server_version') as version`,
+        [`%${WORD.toLowerCase()}%`],
+      )
+    ).rows[0];
+    await facts.end();
+    if (counts.with_word === 0) throw new Error(`no event title contains '${WORD}': choose another --q`);
+
+    log(`walking /events/keyset with limit=${WALK_PAGE} to ${DEPTH.toLocaleString('en')} rows deep`);
+    const deep = await walkKeyset(service.url, DEPTH);
+    if (deep.depth < DEPTH) log(`only ${deep.depth} ACTIVE events before the last page: the deep page is ${deep.depth} rows deep`);
+
+    const list = endpoints(deep);
+    const statements = new Map<string, Captured[]>();
+    for (const endpoint of list) {
+      const [serviceBody, baselineBody] = await Promise.all([getJson(`${service.url}${endpoint.service}`), getJson(`${baseline.url}${endpoint.baseline}`)]);
+      const expected = JSON.stringify(endpoint.serviceKey(serviceBody));
+      const actual = JSON.stringify(endpoint.baselineKey(baselineBody));
+      if (expected !== actual) throw new Error(`${endpoint.name}: the baseline does not answer what the service answers:\n  service  ${expected}\n  baseline ${actual}`);
+      statements.set(endpoint.name, await captureStatements(service, `${service.url}${endpoint.service}`));
+    }
+    if (EXPLAIN) {
+      for (const endpoint of list) await explain(database.url, service, endpoint.name, statements.get(endpoint.name)!);
+      console.log('');
+    }
+    const setupSeconds = (performance.now() - started) / 1000;
+
+    log(`measuring ${1 + 2 * list.length} rows of ${WARMUP} s + ${DURATION} s`);
+    const measureStarted = performance.now();
+    const ceilingResult = await load(`${ceiling.url}/`);
+    const rows: Row[] = [];
+    for (const endpoint of list) {
+      const measured = await load(`${service.url}${endpoint.service}`);
+      const base = await load(`${baseline.url}${endpoint.baseline}`);
+      rows.push({ name: endpoint.name, measured, statements: statements.get(endpoint.name)!.length, baseline: base });
+    }
+    const measureSeconds = (performance.now() - measureStarted) / 1000;
+    const disturbed = [ceilingResult, ...rows.flatMap((row) => [row.measured, row.baseline!])].filter((m) => (m.otherCores ?? 0) > DISTURBED_CORES).length;
+
+    console.log(
+      `\ncatalogue benchmark: ${counts.events.toLocaleString('en')} events (${counts.active.toLocaleString('en')} ACTIVE, ` +
+        `${counts.with_word.toLocaleString('en')} with '${WORD}' in the title), ${counts.markets.toLocaleString('en')} markets; ` +
+        `PostgreSQL ${counts.version}${process.env.BENCH_DATABASE_URL ? ' (BENCH_DATABASE_URL)' : ' (embedded)'}; Node ${process.version}`,
+    );
+    console.log(
+      `${CONNECTIONS} connections, ${DURATION} s per row after ${WARMUP} s warm-up, autocannon in a worker thread; ` +
+        `service log level ${logLevel} (to /dev/null); pools of 10 connections\n`,
+    );
+    printTable(rows, ceilingResult);
+    console.log(
+      '\nsrv µs/req: main-thread busy time per answered request (every server runs in this thread, autocannon in a worker);\n' +
+        `others: cores (of ${availableParallelism()}) kept busy by other processes during the row` +
+        `${database.postmasterPidFile ? '' : ' (the external PostgreSQL counts among them)'};\n` +
+        'stmts: SQL statements per request (BEGIN, SET and COMMIT included); % baseline: the endpoint\'s req/s over its baseline\'s.',
+    );
+    console.log(
+      `\nsetup ${setupSeconds.toFixed(0)} s (${database.seeded ? `seeded in ${database.seeded.seconds.toFixed(0)} s` : 'catalogue reused'}), ` +
+        `measuring ${measureSeconds.toFixed(0)} s`,
+    );
+    if (disturbed > 0) console.log(`WARNING: other work took more than ${DISTURBED_CORES} core during ${disturbed} row(s): measure again on a quiet machine`);
+
+    const verdicts: Array<{ ok: boolean; text: string }> = [];
+    for (const row of rows) {
+      const share = row.measured.result.requests.average / row.baseline!.result.requests.average;
+      const p99 = row.measured.result.latency.p99;
+      verdicts.push({ ok: share >= TARGET_SHARE, text: `${row.name}: ${(share * 100).toFixed(0)}% of its baseline's req/s (target >= ${TARGET_SHARE * 100}%)` });
+      verdicts.push({ ok: p99 < TARGET_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_P99_MS} ms)` });
+    }
+    const [first, deepRow] = [rows[1]!, rows[2]!];
+    const ratio = deepRow.measured.result.latency.p50 / first.measured.result.latency.p50;
+    verdicts.push({
+      ok: ratio <= TARGET_DEEP_P50,
+      text: `keyset ${deep.depth.toLocaleString('en')} deep: p50 ${deepRow.measured.result.latency.p50} ms = ${ratio.toFixed(2)}x the first page's ${first.measured.result.latency.p50} ms (target <= ${TARGET_DEEP_P50}x)`,
+    });
+    console.log('\ntargets:');
+    for (const { ok, text } of verdicts) console.log(`  ${ok ? 'met   ' : 'MISSED'}  ${text}`);
+    const missed = verdicts.filter((v) => !v.ok).length;
+    console.log(missed === 0 ? '\nall targets met' : `\n${missed} target(s) missed`);
+    if (missed > 0) process.exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error('bench:catalogue failed:', error);
+  process.exit(1);
+});

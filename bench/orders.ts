@@ -1,0 +1,810 @@
+/**
+ * npm run bench:orders: order placement and batch cancel through the real service, beside what the same
+ * PostgreSQL does with a minimal durable transaction.
+ *
+ * 1. Database: an embedded PostgreSQL under .data/bench-orders (git-ignored) on a free port, with a fresh
+ *    database `bench_orders` each run (dropped and created again); or BENCH_DATABASE_URL (used as is; the
+ *    run's tickers carry a unique suffix, and the baseline's two tables are dropped afterwards).
+ * 2. The real service, as `npm start` builds it (src/server.ts startService: migrations, services, the app of
+ *    src/app.ts, its pool of 10 connections, the expiry sweep), in this process on a free port of 127.0.0.1,
+ *    STARTING_BALANCE high enough for the whole run, LOG_LEVEL (default info) with its access log written to
+ *    /dev/null. Markets are created through the admin API, accounts through /api/auth/register.
+ * 3. The load generator is a bounded keep-alive HTTP client loop in a worker thread (so that the service
+ *    keeps the main thread): BENCH_CONNECTIONS clients (default 32), each on its own keep-alive connection,
+ *    one request at a time, BENCH_WARMUP s (default 1) unmeasured then BENCH_DURATION s (default 5) measured.
+ *    Every client alternates a resting order (a maker account buys YES at 0.40) and a crossing order (a taker
+ *    account buys NO at 0.70, i.e. sells YES down to 0.30, which meets the resting bids at 0.40 and mints a
+ *    pair). Makers and takers are different accounts (no self-trade), and a client's taker order always
+ *    follows its maker order on the same market, so every crossing order finds a bid: half the placements
+ *    rest, half match (the table shows the statuses the service answered).
+ *      (a) one market: all 32 clients on it;
+ *      (b) 16 markets (each in its own event; BENCH_SHARED_EVENT=1: all in one event): client k's i-th pair goes
+ *          to market (k + i) mod 16;
+ *      (c) batch cancel: one account places 1,000 resting bids (0.01..0.30) on a market of their own, then one
+ *          DELETE /api/portfolio/orders/batched names the 1,000 ids; BENCH_BATCH_REPEATS times (default 5).
+ * 4. Baseline, same run, same database, same duration: BENCH_CONNECTIONS pg clients each looping
+ *    BEGIN; UPDATE one row; INSERT one row; COMMIT (synchronous commit, as the service's transactions),
+ *    each client on its own row; once more with every client on one shared row (serialised on its row
+ *    lock, as placements on one market are on the market's); and once more on own rows with a pg_notify
+ *    before COMMIT (as the real-time feed's outbox statement does in every trading transaction).
+ *
+ * Prints placements (or transactions) per second, p50/p99 latency, the main thread's CPU time per request,
+ * PostgreSQL's CPU time per request (embedded only; both from /proc), the machine's CPU use, the SQL
+ * statements one request runs (BEGIN and COMMIT included), and for (a) and (b) what the service's database
+ * connections were doing (pg_stat_activity sampled every 25 ms: waiting for a lock, in a transaction waiting
+ * for the service's next statement, executing, idle). Targets (exit code 1 when one is missed): one
+ * market >= 400 placements/s, 16 markets >= 1,200/s, p99 < 100 ms on both, batch cancel of 1,000 p50 < 250 ms,
+ * no failed request. BENCH_STATEMENTS=1 also lists the statements of a resting placement, a crossing one and
+ * a batch cancel.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import pg from 'pg';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { createLogger } from '../src/logger.js';
+import { startService, type RunningService } from '../src/server.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DATA_DIR = path.join(root, '.data/bench-orders');
+const DATABASE = 'bench_orders';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const BATCH_REPEATS = Number(process.env.BENCH_BATCH_REPEATS ?? 5);
+const MARKETS = 16;
+/** BENCH_SHARED_EVENT=1: the 16 markets of (b) in one event (whose rollups every placement then refreshes). */
+const SHARED_EVENT = process.env.BENCH_SHARED_EVENT === '1';
+const BATCH = 1000;
+const STARTING_BALANCE = '100000000';
+const ADMIN = { email: 'bench-orders-admin@dots.local', password: 'bench-orders-password' };
+
+const TARGET_ONE_MARKET = 400;
+const TARGET_MANY_MARKETS = 1200;
+const TARGET_P99_MS = 100;
+const TARGET_BATCH_MS = 250;
+
+for (const [name, value] of Object.entries({ DURATION, WARMUP, CONNECTIONS, BATCH_REPEATS })) {
+  if (!Number.isFinite(value) || value < 0 || (name !== 'WARMUP' && value === 0)) throw new Error(`BENCH_${name} must be a positive number`);
+}
+
+const log = (line: string) => console.log(`bench:orders: ${line}`);
+
+// --- the load generator (a worker thread; plain JavaScript so that it needs no loader)
+
+const CLIENT_SOURCE = String.raw`
+const { parentPort } = require('node:worker_threads');
+const http = require('node:http');
+const { performance } = require('node:perf_hooks');
+
+function send(agent, port, req) {
+  return new Promise((resolve) => {
+    const headers = { authorization: 'Bearer ' + req.token };
+    let body;
+    if (req.body !== undefined) {
+      body = Buffer.from(req.body);
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(body.length);
+    }
+    const started = performance.now();
+    const done = (status, text) => resolve({ status, text, started, ended: performance.now() });
+    const r = http.request({ host: '127.0.0.1', port, method: req.method, path: req.path, agent, headers }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => done(res.statusCode, Buffer.concat(chunks).toString()));
+      res.on('error', (e) => done(0, String(e)));
+    });
+    r.setTimeout(30000, () => r.destroy(new Error('timeout after 30 s')));
+    r.on('error', (e) => done(0, String(e)));
+    r.end(body);
+  });
+}
+
+async function load(job) {
+  const agents = job.clients.map(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
+  const t0 = performance.now();
+  const from = t0 + job.warmupMs;
+  const until = job.durationMs === null ? Infinity : from + job.durationMs;
+  const latencies = [];
+  const statuses = {};
+  const orderStatuses = {};
+  const ids = [];
+  const failures = [];
+  let issued = 0;
+  await Promise.all(job.clients.map(async (cycle, c) => {
+    for (let i = 0; ; i++) {
+      if (performance.now() >= until) break;
+      if (job.maxRequests !== null && issued >= job.maxRequests) break;
+      issued++;
+      const res = await send(agents[c], job.port, cycle[i % cycle.length]);
+      if (res.ended < from || res.ended > until) continue;
+      latencies.push(res.ended - res.started);
+      statuses[res.status] = (statuses[res.status] || 0) + 1;
+      if (res.status >= 200 && res.status < 300) {
+        const order = JSON.parse(res.text).order;
+        if (order) {
+          orderStatuses[order.status] = (orderStatuses[order.status] || 0) + 1;
+          if (job.collectIds) ids.push(order.order_id);
+        }
+      } else if (failures.length < 5) failures.push(res.status + ' ' + res.text.slice(0, 300));
+    }
+  }));
+  const elapsedMs = job.durationMs === null ? performance.now() - t0 : job.durationMs;
+  for (const agent of agents) agent.destroy();
+  return { latencies, statuses, orderStatuses, ids, failures, elapsedMs };
+}
+
+async function once(job) {
+  const agent = new http.Agent({ keepAlive: false });
+  const res = await send(agent, job.port, job.request);
+  agent.destroy();
+  return { status: res.status, text: res.text, ms: res.ended - res.started };
+}
+
+parentPort.on('message', async (job) => {
+  try {
+    parentPort.postMessage({ ok: true, result: job.type === 'load' ? await load(job) : await once(job) });
+  } catch (error) {
+    parentPort.postMessage({ ok: false, error: String(error && error.stack || error) });
+  }
+});
+`;
+
+interface WireRequest {
+  method: string;
+  path: string;
+  token: string;
+  /** JSON text. */
+  body?: string;
+}
+
+interface LoadResult {
+  latencies: number[];
+  statuses: Record<string, number>;
+  orderStatuses: Record<string, number>;
+  ids: string[];
+  failures: string[];
+  elapsedMs: number;
+}
+
+class LoadClient {
+  private readonly worker = new Worker(CLIENT_SOURCE, { eval: true });
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly port: number) {}
+
+  private call<T>(job: Record<string, unknown>): Promise<T> {
+    const run = () =>
+      new Promise<T>((resolve, reject) => {
+        const onMessage = (message: { ok: boolean; result?: T; error?: string }) => {
+          this.worker.off('error', onError);
+          if (message.ok) resolve(message.result!);
+          else reject(new Error(`load client: ${message.error}`));
+        };
+        const onError = (error: Error) => {
+          this.worker.off('message', onMessage);
+          reject(error);
+        };
+        this.worker.once('message', onMessage);
+        this.worker.once('error', onError);
+        this.worker.postMessage({ ...job, port: this.port });
+      });
+    const next = this.queue.then(run, run);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  /** Each client cycles through its requests until the duration is over (or `maxRequests` were sent in all). */
+  load(clients: WireRequest[][], options: { warmupMs: number; durationMs: number | null; maxRequests?: number; collectIds?: boolean }): Promise<LoadResult> {
+    return this.call({ type: 'load', clients, warmupMs: options.warmupMs, durationMs: options.durationMs, maxRequests: options.maxRequests ?? null, collectIds: options.collectIds ?? false });
+  }
+
+  once(request: WireRequest): Promise<{ status: number; text: string; ms: number }> {
+    return this.call({ type: 'once', request });
+  }
+
+  close(): Promise<number> {
+    return this.worker.terminate();
+  }
+}
+
+// --- measurements
+
+function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** CPU time in ms, user and system (kernel: for the service and PostgreSQL mostly socket I/O). */
+interface Cpu {
+  user: number;
+  sys: number;
+}
+
+/** User and system time of a /proc/.../stat line, ms (USER_HZ is 100 on Linux). */
+function cpuOfStat(stat: string): Cpu & { ppid: number } {
+  // after the name: state(0) ppid(1) ... utime(11) stime(12)
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(fields[1]), user: Number(fields[11]) * 10, sys: Number(fields[12]) * 10 };
+}
+
+/** CPU time of the embedded PostgreSQL (postmaster and its children), from /proc; undefined elsewhere. */
+async function postgresCpu(postmasterPid: number | undefined): Promise<Cpu | undefined> {
+  if (postmasterPid === undefined) return undefined;
+  try {
+    const total = { user: 0, sys: 0 };
+    for (const entry of await readdir('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+      if (!stat) continue;
+      const cpu = cpuOfStat(stat);
+      if (Number(entry) === postmasterPid || cpu.ppid === postmasterPid) {
+        total.user += cpu.user;
+        total.sys += cpu.sys;
+      }
+    }
+    return total;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time of this process's main thread (the service's event loop), from /proc; undefined elsewhere. */
+async function mainThreadCpu(): Promise<Cpu | undefined> {
+  try {
+    return cpuOfStat(await readFile(`/proc/self/task/${process.pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Busy and total jiffies of the whole machine (/proc/stat), for its CPU use over a row. */
+async function machineCpu(): Promise<{ busy: number; total: number } | undefined> {
+  try {
+    const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!;
+    const v = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = v.reduce((a, b) => a + b, 0);
+    return { busy: total - v[3]! - v[4]!, total };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU per request, µs, and the system share of it. */
+interface CpuPerRequest {
+  us: number;
+  sysShare?: number;
+}
+
+interface Sampler {
+  stop(requests: number): Promise<{ server: CpuPerRequest; pg: CpuPerRequest | undefined; machine: number | undefined }>;
+}
+
+async function sample(postmasterPid: number | undefined): Promise<Sampler> {
+  const elu = performance.eventLoopUtilization();
+  const main0 = await mainThreadCpu();
+  const pg0 = await postgresCpu(postmasterPid);
+  const m0 = await machineCpu();
+  return {
+    async stop(requests) {
+      const busy = performance.eventLoopUtilization(elu);
+      const main1 = await mainThreadCpu();
+      const pg1 = await postgresCpu(postmasterPid);
+      const m1 = await machineCpu();
+      const perRequest = (a: Cpu, b: Cpu): CpuPerRequest => {
+        const user = b.user - a.user;
+        const sys = b.sys - a.sys;
+        return { us: ((user + sys) * 1000) / Math.max(1, requests), sysShare: user + sys > 0 ? sys / (user + sys) : undefined };
+      };
+      return {
+        // CPU time when /proc has it (the event loop's busy time also counts the time the OS runs others)
+        server: main0 && main1 ? perRequest(main0, main1) : { us: (busy.active * 1000) / Math.max(1, requests) },
+        pg: pg0 && pg1 ? perRequest(pg0, pg1) : undefined,
+        machine: m0 && m1 && m1.total > m0.total ? (m1.busy - m0.busy) / (m1.total - m0.total) : undefined,
+      };
+    },
+  };
+}
+
+/**
+ * What the service's pooled connections are doing, sampled every 25 ms from pg_stat_activity on a side
+ * connection: waiting for a lock, in a transaction waiting for the service's next statement, executing
+ * (WAL flushes included), idle in the pool. Averages over the samples; `stop` ends the sampling.
+ */
+async function sampleActivity(url: string): Promise<{ stop(): Promise<string> }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const totals = { lock: 0, inTransaction: 0, executing: 0, idle: 0 };
+  let samples = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await client.query(
+        `select count(*) filter (where wait_event_type = 'Lock')::int as lock,
+                count(*) filter (where state like 'idle in transaction%')::int as in_transaction,
+                count(*) filter (where state = 'active' and wait_event_type is distinct from 'Lock')::int as executing,
+                count(*) filter (where state = 'idle')::int as idle
+           from pg_stat_activity
+          where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`,
+      );
+      const r = rows[0];
+      totals.lock += r.lock;
+      totals.inTransaction += r.in_transaction;
+      totals.executing += r.executing;
+      totals.idle += r.idle;
+      samples += 1;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop.catch(() => {});
+      await client.end().catch(() => {});
+      const avg = (n: number) => (n / Math.max(1, samples)).toFixed(1);
+      return (
+        `service's connections on average: ${avg(totals.lock)} waiting for a lock, ${avg(totals.inTransaction)} in a transaction waiting for ` +
+        `the service's next statement, ${avg(totals.executing)} executing, ${avg(totals.idle)} idle (pool or feed listener)`
+      );
+    },
+  };
+}
+
+interface Row {
+  name: string;
+  /** Per second (placements or transactions); undefined for one-shot rows. */
+  rate?: number;
+  p50: number;
+  p99?: number;
+  max?: number;
+  server?: CpuPerRequest;
+  pg?: CpuPerRequest;
+  machine?: number;
+  statements?: string;
+  note?: string;
+  failed: number;
+}
+
+// --- HTTP setup helpers (main thread, before measuring)
+
+async function call(baseUrl: string, method: string, route: string, body?: unknown, token?: string): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${baseUrl}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function expectCall(baseUrl: string, status: number, method: string, route: string, body?: unknown, token?: string): Promise<any> {
+  const response = await call(baseUrl, method, route, body, token);
+  if (response.status !== status) throw new Error(`${method} ${route}: expected ${status}, got ${response.status} ${JSON.stringify(response.body).slice(0, 500)}`);
+  return response.body;
+}
+
+/** Runs `work` over `items`, `limit` at a time. */
+async function eachLimited<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await work(items[i]!, i);
+      }
+    }),
+  );
+  return out;
+}
+
+/** The SQL statements the service runs while `work` runs (knex's query events: BEGIN and COMMIT included). */
+async function captureStatements<T>(service: RunningService, work: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+  const statements: string[] = [];
+  const listener = (data: { sql: string }) => statements.push(data.sql.replace(/\s+/g, ' ').trim());
+  service.db.on('query', listener);
+  try {
+    return { result: await work(), statements };
+  } finally {
+    service.db.removeListener('query', listener);
+  }
+}
+
+// --- the database
+
+interface BenchDatabase {
+  url: string;
+  postmasterPid: number | undefined;
+  stop(): Promise<void>;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function prepareDatabase(): Promise<BenchDatabase> {
+  const given = process.env.BENCH_DATABASE_URL?.trim();
+  if (given) return { url: given, postmasterPid: undefined, stop: async () => {} };
+  const running = Number((await readFile(path.join(DATA_DIR, 'pg', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+  if (Number.isSafeInteger(running) && running > 0 && isAlive(running)) {
+    throw new Error(`${DATA_DIR} is in use by a running PostgreSQL (pid ${running}): another bench:orders run? Wait for it to finish`);
+  }
+  log(`starting the embedded PostgreSQL in ${path.relative(process.cwd(), DATA_DIR) || DATA_DIR} (fresh database ${DATABASE})`);
+  const embedded: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir: DATA_DIR });
+  try {
+    const admin = new pg.Client({ connectionString: embedded.url });
+    await admin.connect();
+    try {
+      await admin.query(`drop database if exists ${DATABASE} with (force)`);
+      await admin.query(`create database ${DATABASE}`);
+    } finally {
+      await admin.end();
+    }
+    const url = new URL(embedded.url);
+    url.pathname = `/${DATABASE}`;
+    const pid = Number((await readFile(path.join(DATA_DIR, 'pg', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+    return { url: url.toString(), postmasterPid: Number.isSafeInteger(pid) && pid > 0 ? pid : undefined, stop: () => embedded.stop() };
+  } catch (error) {
+    await embedded.stop();
+    throw error;
+  }
+}
+
+// --- the baseline: a minimal durable transaction through pg
+
+async function baseline(url: string, postmasterPid: number | undefined, variant: 'own' | 'shared' | 'notify'): Promise<Row> {
+  const shared = variant === 'shared';
+  const clients = await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      return client;
+    }),
+  );
+  try {
+    const setup = clients[0]!;
+    await setup.query('drop table if exists bench_txn_log, bench_txn_rows');
+    await setup.query('create table bench_txn_rows (id integer primary key, n bigint not null, updated_at timestamptz not null default now())');
+    await setup.query(
+      'create table bench_txn_log (id bigint generated always as identity primary key, row_id integer not null, n bigint not null, created_at timestamptz not null default now())',
+    );
+    await setup.query('insert into bench_txn_rows (id, n) select g, 0 from generate_series(0, $1::int) g', [CONNECTIONS]);
+
+    const t0 = performance.now();
+    const from = t0 + WARMUP * 1000;
+    const until = from + DURATION * 1000;
+    const latencies: number[] = [];
+    let failed = 0;
+    let sampler: Sampler | undefined;
+    const samplerStarted = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, WARMUP * 1000));
+      sampler = await sample(postmasterPid);
+    })();
+    await Promise.all(
+      clients.map(async (client, k) => {
+        const rowId = shared ? 0 : k + 1;
+        while (performance.now() < until) {
+          const started = performance.now();
+          try {
+            await client.query('begin');
+            await client.query('update bench_txn_rows set n = n + 1, updated_at = now() where id = $1', [rowId]);
+            await client.query('insert into bench_txn_log (row_id, n) values ($1, 1)', [rowId]);
+            if (variant === 'notify') await client.query(`select pg_notify('bench_orders_baseline', $1)`, [String(rowId)]);
+            await client.query('commit');
+          } catch {
+            failed += 1;
+            await client.query('rollback').catch(() => {});
+          }
+          const ended = performance.now();
+          if (ended >= from && ended <= until) latencies.push(ended - started);
+        }
+      }),
+    );
+    await samplerStarted;
+    const usage = await sampler!.stop(latencies.length);
+    latencies.sort((a, b) => a - b);
+    await setup.query('drop table if exists bench_txn_log, bench_txn_rows');
+    return {
+      name: {
+        own: `baseline: ${CONNECTIONS} pg clients, BEGIN; UPDATE own row; INSERT; COMMIT`,
+        shared: `baseline: ${CONNECTIONS} pg clients, BEGIN; UPDATE 1 shared row; INSERT; COMMIT`,
+        notify: `baseline: ${CONNECTIONS} pg clients, BEGIN; UPDATE own row; INSERT; pg_notify; COMMIT`,
+      }[variant],
+      rate: latencies.length / DURATION,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      server: usage.server,
+      pg: usage.pg,
+      machine: usage.machine,
+      statements: variant === 'notify' ? '5' : '4',
+      failed,
+    };
+  } finally {
+    await Promise.all(clients.map((client) => client.end().catch(() => {})));
+  }
+}
+
+// --- the table
+
+const fmt = (n: number | undefined, digits = 0) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
+const cpuCell = (cpu: CpuPerRequest | undefined) =>
+  cpu === undefined ? '-' : `${fmt(cpu.us)}${cpu.sysShare === undefined ? '' : ` (${(cpu.sysShare * 100).toFixed(0)}% sys)`}`;
+
+function printTable(rows: Row[]): void {
+  const lines: string[][] = [['row', 'per s', 'p50 ms', 'p99 ms', 'max ms', 'srv cpu µs/req', 'pg cpu µs/req', 'cpu %', 'stmts/req', 'failed']];
+  for (const row of rows) {
+    lines.push([
+      row.name,
+      fmt(row.rate),
+      fmt(row.p50, 1),
+      fmt(row.p99, 1),
+      fmt(row.max, 1),
+      cpuCell(row.server),
+      cpuCell(row.pg),
+      row.machine === undefined ? '-' : (row.machine * 100).toFixed(0),
+      row.statements ?? '-',
+      String(row.failed),
+    ]);
+  }
+  const widths = lines[0]!.map((_, i) => Math.max(...lines.map((line) => line[i]!.length)));
+  const format = (line: string[]) => line.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  console.log(format(lines[0]!));
+  console.log('-'.repeat(widths.reduce((a, b) => a + b + 2, -2)));
+  for (const line of lines.slice(1)) console.log(format(line));
+  for (const row of rows) if (row.note) console.log(`  ${row.name}: ${row.note}`);
+}
+
+// --- main
+
+async function main(): Promise<void> {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const cleanup = async () => {
+    for (const step of cleanups.reverse()) await step().catch((error: unknown) => console.error('bench:orders: cleanup:', error));
+    cleanups.length = 0;
+  };
+  process.once('SIGINT', () => {
+    void cleanup().finally(() => process.exit(130));
+  });
+  try {
+    const started = performance.now();
+    const database = await prepareDatabase();
+    cleanups.push(() => database.stop());
+
+    const logLevel = process.env.LOG_LEVEL ?? 'info';
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: database.url,
+      SEED: 'none',
+      LOG_LEVEL: logLevel,
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      STARTING_BALANCE,
+    });
+    const service = await startService(config, createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: true })));
+    cleanups.push(() => service.stop());
+    const base = service.url;
+    const port = Number(new URL(base).port);
+    const client = new LoadClient(port);
+    cleanups.push(() => client.close());
+
+    // Markets: one for (a), 16 for (b), one for (c); each in its own event of one series.
+    const run = Date.now().toString(36).toUpperCase();
+    const admin = (await expectCall(base, 200, 'POST', '/api/auth/login', ADMIN)).token as string;
+    const series = `BENCHO-${run}`;
+    await expectCall(base, 201, 'POST', '/api/admin/series', { ticker: series, title: 'Orders benchmark', category: 'economics', frequency: 'daily' }, admin);
+    const newEvent = async (name: string): Promise<string> => {
+      const event = `${series}-${name}`;
+      await expectCall(base, 201, 'POST', '/api/admin/events', { event_ticker: event, series_ticker: series, title: `Orders benchmark ${name}`, strike_date: '2030-01-01T00:00:00Z' }, admin);
+      return event;
+    };
+    const newMarket = async (name: string, event?: string): Promise<string> => {
+      event ??= await newEvent(name);
+      const ticker = `${event}-M${event.endsWith(name) ? '' : name}`;
+      await expectCall(base, 201, 'POST', '/api/admin/markets', { ticker, event_ticker: event, title: `Orders benchmark market ${name}` }, admin);
+      return ticker;
+    };
+    const single = await newMarket('ONE');
+    const many: string[] = [];
+    const sharedEvent = SHARED_EVENT ? await newEvent('MANY') : undefined;
+    for (let i = 0; i < MARKETS; i++) many.push(await newMarket(`MANY${i}`, sharedEvent));
+    const batchMarket = await newMarket('BATCH');
+    const scratch = await newMarket('SCRATCH');
+
+    log(`registering ${2 * CONNECTIONS + 1} accounts (STARTING_BALANCE ${STARTING_BALANCE})`);
+    const tokens = await eachLimited(Array.from({ length: 2 * CONNECTIONS + 1 }), 4, async (_, i) => {
+      const email = `bench-orders-${run.toLowerCase()}-${i}@example.com`;
+      return (await expectCall(base, 201, 'POST', '/api/auth/register', { email, password: 'correct-horse-battery' })).token as string;
+    });
+    const makers = tokens.slice(0, CONNECTIONS);
+    const takers = tokens.slice(CONNECTIONS, 2 * CONNECTIONS);
+    const batchToken = tokens[2 * CONNECTIONS]!;
+
+    const place = (token: string, body: Record<string, unknown>): WireRequest => ({ method: 'POST', path: '/api/portfolio/orders', token, body: JSON.stringify(body) });
+    const resting = (ticker: string, token: string) => place(token, { ticker, side: 'yes', action: 'buy', count: '1', price: '0.40' });
+    const crossing = (ticker: string, token: string) => place(token, { ticker, side: 'no', action: 'buy', count: '1', price: '0.70' });
+    /** Client k: a resting order then a crossing one on the same market, its i-th pair on market (k + i) mod n. */
+    const cycles = (tickers: string[]) =>
+      Array.from({ length: CONNECTIONS }, (_, k) => tickers.flatMap((_, i) => {
+        const ticker = tickers[(k + i) % tickers.length]!;
+        return [resting(ticker, makers[k]!), crossing(ticker, takers[k]!)];
+      }));
+
+    // Statements per request, on a scratch market (the service's own query events). The background sweeps
+    // share the pool and may run a statement meanwhile: the fewest of three tries counts.
+    type Captured = Awaited<ReturnType<typeof captureStatements<{ status: number; text: string; ms: number }>>>;
+    const fewest = (a: Captured | undefined, b: Captured) => (a && a.statements.length <= b.statements.length ? a : b);
+    let restingOnce: Captured | undefined;
+    let crossingOnce: Captured | undefined;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const rest = await captureStatements(service, () => client.once(resting(scratch, makers[0]!)));
+      const cross = await captureStatements(service, () => client.once(crossing(scratch, takers[0]!)));
+      for (const [what, { result }] of [['resting', rest], ['crossing', cross]] as const) {
+        if (result.status !== 201) throw new Error(`a ${what} placement answered ${result.status} ${result.text.slice(0, 300)}`);
+      }
+      const statuses = [JSON.parse(rest.result.text).order.status, JSON.parse(cross.result.text).order.status];
+      if (statuses[0] !== 'OPEN' || statuses[1] !== 'FILLED') throw new Error(`scratch placements answered ${statuses.join(', ')}, not OPEN, FILLED`);
+      restingOnce = fewest(restingOnce, rest);
+      crossingOnce = fewest(crossingOnce, cross);
+    }
+    if (!restingOnce || !crossingOnce) throw new Error('no placement captured');
+    const placementStatements = `${restingOnce.statements.length}/${crossingOnce.statements.length}`;
+    /** Statements from BEGIN to COMMIT, both included (a placement holds its market's lock from the first after BEGIN). */
+    const inTransaction = (statements: string[]) => statements.findIndex((s) => /^commit/i.test(s)) - statements.findIndex((s) => /^begin/i.test(s)) + 1;
+
+    const setupSeconds = (performance.now() - started) / 1000;
+    log(`setup ${setupSeconds.toFixed(1)} s; measuring (${WARMUP} s warm-up + ${DURATION} s per row)`);
+    const measureStarted = performance.now();
+    const rows: Row[] = [];
+
+    const placementRow = async (name: string, tickers: string[]): Promise<Row> => {
+      const warmup = client.load(cycles(tickers), { warmupMs: WARMUP * 1000, durationMs: DURATION * 1000 });
+      await new Promise((resolve) => setTimeout(resolve, WARMUP * 1000));
+      const sampler = await sample(database.postmasterPid);
+      const activity = await sampleActivity(database.url);
+      const result = await warmup;
+      const usage = await sampler.stop(result.latencies.length);
+      const connections = await activity.stop();
+      const sorted = Float64Array.from(result.latencies).sort();
+      const ok = Object.entries(result.statuses).filter(([s]) => s === '201').reduce((n, [, c]) => n + c, 0);
+      const failed = result.latencies.length - ok;
+      const orderStatuses = Object.entries(result.orderStatuses).map(([s, c]) => `${s} ${((c / Math.max(1, ok)) * 100).toFixed(0)}%`).join(', ');
+      return {
+        name,
+        rate: ok / (result.elapsedMs / 1000),
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        max: sorted.at(-1),
+        ...usage,
+        statements: placementStatements,
+        failed,
+        note: `answered ${orderStatuses}; ${connections}${failed > 0 ? `; failures: ${result.failures.join(' | ')}` : ''}`,
+      };
+    };
+
+    rows.push(await placementRow(`(a) place, 1 market, ${CONNECTIONS} clients`, [single]));
+    rows.push(await placementRow(`(b) place, ${MARKETS} markets${SHARED_EVENT ? ' of 1 event' : ''}, ${CONNECTIONS} clients`, many));
+
+    // (c) batch cancel of 1,000 resting orders, one request timed from the load client's thread.
+    const cancelTimes: number[] = [];
+    let cancelFailed = 0;
+    /** The fewest statements a cancel ran (the background sweeps may add one meanwhile). */
+    let cancelStatements: string[] | undefined;
+    const restingPrices = Array.from({ length: 30 }, (_, i) => ((i + 1) / 100).toFixed(2));
+    const batchCycles = Array.from({ length: CONNECTIONS }, (_, k) =>
+      restingPrices.map((_, i) => place(batchToken, { ticker: batchMarket, side: 'yes', action: 'buy', count: '1', price: restingPrices[(k + i) % restingPrices.length] })),
+    );
+    let batchNote = '';
+    for (let repeat = 0; repeat < BATCH_REPEATS; repeat++) {
+      const placed = await client.load(batchCycles, { warmupMs: 0, durationMs: null, maxRequests: BATCH, collectIds: true });
+      if (placed.ids.length !== BATCH || placed.orderStatuses.OPEN !== BATCH) {
+        throw new Error(`placing ${BATCH} resting orders: ${placed.ids.length} placed, statuses ${JSON.stringify(placed.orderStatuses)}; ${placed.failures.join(' | ')}`);
+      }
+      batchNote = `the ${BATCH} resting orders placed in ${(placed.elapsedMs / 1000).toFixed(1)} s (${(BATCH / (placed.elapsedMs / 1000)).toFixed(0)}/s, one account, one market)`;
+      const request: WireRequest = { method: 'DELETE', path: '/api/portfolio/orders/batched', token: batchToken, body: JSON.stringify({ order_ids: placed.ids }) };
+      const { result, statements } = await captureStatements(service, () => client.once(request));
+      if (cancelStatements === undefined || statements.length < cancelStatements.length) cancelStatements = statements;
+      const cancelled = result.status === 200 ? (JSON.parse(result.text).results as Array<{ status?: string }>).filter((r) => r.status === 'cancelled').length : 0;
+      if (cancelled !== BATCH) {
+        cancelFailed += 1;
+        batchNote += `; a cancel answered ${result.status}, ${cancelled} cancelled: ${result.text.slice(0, 300)}`;
+      }
+      cancelTimes.push(result.ms);
+    }
+    const sortedCancels = [...cancelTimes].sort((a, b) => a - b);
+    rows.push({
+      name: `(c) batch cancel of ${BATCH} (one DELETE, ${BATCH_REPEATS}x)`,
+      p50: percentile(sortedCancels, 50),
+      max: sortedCancels.at(-1),
+      statements: cancelStatements ? String(cancelStatements.length) : '-',
+      failed: cancelFailed,
+      note: `${sortedCancels.map((ms) => ms.toFixed(0)).join(', ')} ms; ${batchNote}`,
+    });
+
+    rows.push(await baseline(database.url, database.postmasterPid, 'own'));
+    rows.push(await baseline(database.url, database.postmasterPid, 'shared'));
+    rows.push(await baseline(database.url, database.postmasterPid, 'notify'));
+    const measureSeconds = (performance.now() - measureStarted) / 1000;
+
+    const facts = new pg.Client({ connectionString: database.url });
+    await facts.connect();
+    const settings = (
+      await facts.query(
+        `select current_setting('server_version') as version, current_setting('fsync') as fsync,
+                current_setting('synchronous_commit') as synchronous_commit, current_setting('max_connections') as max_connections,
+                (select count(*)::int from orders) as orders, (select count(*)::int from trades) as trades`,
+      )
+    ).rows[0];
+    await facts.end();
+
+    if (process.env.BENCH_STATEMENTS === '1') {
+      const lists: Array<[string, string[]]> = [
+        ['resting placement', restingOnce.statements],
+        ['crossing placement', crossingOnce.statements],
+        [`batch cancel of ${BATCH}`, cancelStatements ?? []],
+      ];
+      for (const [what, statements] of lists) {
+        console.log(`\n--- ${what}: ${statements.length} statements`);
+        for (const s of statements) console.log(`  ${s.slice(0, 400)}`);
+      }
+    }
+
+    console.log(
+      `\norders benchmark: PostgreSQL ${settings.version}${process.env.BENCH_DATABASE_URL ? ' (BENCH_DATABASE_URL)' : ' (embedded)'} ` +
+        `(fsync ${settings.fsync}, synchronous_commit ${settings.synchronous_commit}); Node ${process.version}; service pool of 10 connections`,
+    );
+    console.log(
+      `${CONNECTIONS} clients on keep-alive connections (load client in a worker thread), ${DURATION} s per row after ${WARMUP} s warm-up; ` +
+        `half the placements rest (YES buy 0.40), half cross (NO buy 0.70); service log level ${logLevel} (to /dev/null)\n`,
+    );
+    printTable(rows);
+    console.log(
+      [
+        '',
+        'per s: successful placements (or baseline transactions) per second; srv cpu µs/req: CPU time of the main thread per request',
+        "(the service runs there; the load client runs in a worker; the baselines' pg clients run in the main thread), with its kernel",
+        'share (sys: mostly socket I/O); pg cpu µs/req: CPU time of the embedded PostgreSQL per request (all its processes); cpu %: the',
+        "whole machine's CPU use during the row (2 cores are 100%; other work on the machine included); stmts/req: SQL statements the",
+        'service ran for one request (resting/crossing placement), BEGIN and COMMIT included.',
+      ].join('\n'),
+    );
+    const [oneRow] = rows;
+    console.log(
+      `\nstatements per placement: resting ${restingOnce.statements.length} (${inTransaction(restingOnce.statements)} from BEGIN to COMMIT), ` +
+        `crossing ${crossingOnce.statements.length} (${inTransaction(crossingOnce.statements)}); on one market, placements queue for its row lock, ` +
+        `held ${(1000 / oneRow!.rate!).toFixed(1)} ms per placement (1 / rate)`,
+    );
+    console.log(`\nsetup ${setupSeconds.toFixed(0)} s, measuring ${measureSeconds.toFixed(0)} s; ${settings.orders} orders, ${settings.trades} trades in the database`);
+
+    const [one, multi, batch] = rows as [Row, Row, Row];
+    const verdicts = [
+      { ok: one.rate! >= TARGET_ONE_MARKET, text: `one market: ${fmt(one.rate)} placements/s (target >= ${TARGET_ONE_MARKET})` },
+      { ok: one.p99! < TARGET_P99_MS, text: `one market: p99 ${fmt(one.p99, 1)} ms (target < ${TARGET_P99_MS} ms)` },
+      { ok: multi.rate! >= TARGET_MANY_MARKETS, text: `${MARKETS} markets: ${fmt(multi.rate)} placements/s (target >= ${TARGET_MANY_MARKETS})` },
+      { ok: multi.p99! < TARGET_P99_MS, text: `${MARKETS} markets: p99 ${fmt(multi.p99, 1)} ms (target < ${TARGET_P99_MS} ms)` },
+      { ok: batch.p50 < TARGET_BATCH_MS, text: `batch cancel of ${BATCH}: p50 ${fmt(batch.p50, 1)} ms, max ${fmt(batch.max, 1)} ms (target p50 < ${TARGET_BATCH_MS} ms)` },
+      { ok: rows.every((row) => row.failed === 0), text: `failed requests: ${rows.reduce((n, row) => n + row.failed, 0)} (target 0)` },
+    ];
+    console.log('\ntargets:');
+    for (const { ok, text } of verdicts) console.log(`  ${ok ? 'met   ' : 'MISSED'}  ${text}`);
+    const missed = verdicts.filter((v) => !v.ok).length;
+    console.log(missed === 0 ? '\nall targets met' : `\n${missed} target(s) missed`);
+    if (missed > 0) process.exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error('bench:orders failed:', error);
+  process.exit(1);
+});
