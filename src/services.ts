@@ -6,7 +6,6 @@ import { SystemService } from './domain/system/service.js';
 import { TradingService } from './domain/trading/service.js';
 import { FeedService, type FeedOptions } from './domain/feed/service.js';
 import { OrderSessionService } from './domain/sessions/service.js';
-// --- catalogue service imports ---
 import { CatalogueEventService } from './domain/catalogue/events.js';
 import { CatalogueMarketService } from './domain/catalogue/markets.js';
 import { CatalogueSearchService } from './domain/catalogue/search.js';

@@ -3,14 +3,11 @@ import * as admin from './admin.js';
 import * as auth from './auth.js';
 import * as catalogueAdmin from './catalogue-admin.js';
 import * as system from './system.js';
-// --- catalogue imports ---
 import * as catalogue from './catalogue.js';
 import * as compatEvents from './compat-events.js';
 import * as compatCatalogue from './compat-catalogue.js';
-// --- trading imports ---
 import * as portfolio from './portfolio.js';
 import * as trading from './trading.js';
-// --- order sessions imports ---
 import * as sessions from './sessions.js';
 
 /** Every operation implementation, by the name the document's operationId or `x-handler` gives it. */
