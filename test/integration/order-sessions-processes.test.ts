@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/knex.js';
 import { checkTradingInvariants } from '../support/invariants.js';
-import { exitOf, startMain, type StartedService } from '../support/processes.js';
-import { ApiClient, createTestDatabase } from '../support/service.js';
+import { MarketFactory } from '../support/markets.js';
+import { ProcessCluster } from '../support/processes.js';
+import { createTestDatabase, type ApiClient } from '../support/service.js';
 
 /**
  * The heartbeat expiry sweep with two real service processes on one database, both sweeping every second:
@@ -11,39 +12,27 @@ import { ApiClient, createTestDatabase } from '../support/service.js';
  * expired session keep their orders.
  */
 
-const ADMIN = { ADMIN_EMAIL: 'sessions-procs-admin@dots.local', ADMIN_PASSWORD: 'sessions-procs-password' };
+const ADMIN = { email: 'sessions-procs-admin@dots.local', password: 'sessions-procs-password' };
 const SESSION_ENV = { ORDER_HEARTBEAT_TIMEOUT_SECS: '1', ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS: '1' };
 
-const started: StartedService[] = [];
-let databaseUrl: string;
+let cluster: ProcessCluster;
 let db: Db;
 
 beforeAll(async () => {
-  databaseUrl = await createTestDatabase();
-  db = createDb(databaseUrl, 2);
+  cluster = new ProcessCluster(await createTestDatabase(), { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ...SESSION_ENV });
+  db = createDb(cluster.databaseUrl, 2);
 });
 afterAll(async () => {
-  for (const { child } of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  cluster.killAll();
   await db.destroy();
 });
-
-async function start(): Promise<{ process: StartedService; api: ApiClient }> {
-  const process = await startMain({ DATABASE_URL: databaseUrl, ...ADMIN, ...SESSION_ENV });
-  started.push(process);
-  return { process, api: new ApiClient(process.url) };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the heartbeat expiry sweep across service processes', () => {
   it('handles each expired session once, with exact cancelled counts, in two processes sweeping the same database', async () => {
-    const [a, b] = [await start(), await start()];
-    const admin = (await a.api.post('/api/auth/login', { email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD })).body.token;
-    const created = async (path: string, body: object) => expect((await a.api.post(path, body, { token: admin })).status).toBe(201);
-    await created('/api/admin/series', { ticker: 'HBP', title: 'Heartbeat processes', category: 'economics', frequency: 'daily' });
-    await created('/api/admin/events', { event_ticker: 'HBP-E', series_ticker: 'HBP', title: 'Heartbeat processes', strike_date: '2031-01-01T00:00:00Z' });
-    const tickers = ['HBP-E-M1', 'HBP-E-M2', 'HBP-E-M3'];
-    for (const ticker of tickers) await created('/api/admin/markets', { ticker, event_ticker: 'HBP-E', title: ticker });
+    const [a, b] = [await cluster.start(), await cluster.start()];
+    const tickers = await (await MarketFactory.create(a.api, ADMIN, 'HBP')).newTickers(3);
 
     // 24 accounts with sessions, account i resting i + 1 orders (bids that never cross) spread over the
     // markets, placed through both processes; then 4 accounts with resting orders and no session.
@@ -101,7 +90,6 @@ describe('the heartbeat expiry sweep across service processes', () => {
     );
     expect(expiredBy[0]! + expiredBy[1]!).toBe(24);
 
-    for (const { process } of [a, b]) process.child.kill('SIGTERM');
-    expect(await Promise.all([a, b].map(({ process }) => exitOf(process.child)))).toEqual([0, 0]);
+    expect(await cluster.stop(a.process, b.process)).toEqual([0, 0]);
   }, 120_000);
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MarketFactory } from '../support/markets.js';
 import { TestService, type ApiResponse } from '../support/service.js';
 
 /**
@@ -12,26 +13,18 @@ const ADMIN = { email: 'orders-admin@dots.local', password: 'orders-password' };
 const ZERO_CODE = `0x${'0'.repeat(64)}`;
 
 let api: TestService;
+let marketFactory: MarketFactory;
 let admin: string;
-let marketCounter = 0;
 
 beforeAll(async () => {
   api = await TestService.start({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
-  admin = (await api.post('/api/auth/login', ADMIN)).body.token;
-  expect((await api.post('/api/admin/series', { ticker: 'ORDS', title: 'Orders', category: 'economics', frequency: 'daily' }, { token: admin })).status).toBe(201);
-  const event = { event_ticker: 'ORDE', series_ticker: 'ORDS', title: 'Orders event', strike_date: '2030-01-01T00:00:00Z' };
-  expect((await api.post('/api/admin/events', event, { token: admin })).status).toBe(201);
+  marketFactory = await MarketFactory.create(api, ADMIN, 'ORDS');
+  admin = marketFactory.adminToken;
 });
 afterAll(() => api.stop());
 
 /** A new ACTIVE market. */
-async function newMarket(): Promise<{ ticker: string; id: string }> {
-  marketCounter += 1;
-  const ticker = `ORDE-M${marketCounter}`;
-  const response = await api.post('/api/admin/markets', { ticker, event_ticker: 'ORDE', title: `Market ${marketCounter}` }, { token: admin });
-  expect(response.status).toBe(201);
-  return { ticker, id: response.body.market.id };
-}
+const newMarket = () => marketFactory.newMarket();
 
 const account = async (): Promise<string> => (await api.register()).token;
 const place = (token: string | undefined, body: unknown): Promise<ApiResponse> => api.post('/api/portfolio/orders', body, { token });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MarketFactory } from '../support/markets.js';
 import { TestService } from '../support/service.js';
 
 /**
@@ -10,25 +11,18 @@ import { TestService } from '../support/service.js';
 const ADMIN = { email: 'portfolio-admin@dots.local', password: 'portfolio-password' };
 
 let api: TestService;
+let marketFactory: MarketFactory;
 let admin: string;
-let marketCounter = 0;
 
 beforeAll(async () => {
   api = await TestService.start({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
-  admin = (await api.post('/api/auth/login', ADMIN)).body.token;
-  expect((await api.post('/api/admin/series', { ticker: 'PFS', title: 'Portfolio', category: 'economics', frequency: 'daily' }, { token: admin })).status).toBe(201);
-  const event = { event_ticker: 'PFE', series_ticker: 'PFS', title: 'Portfolio event', strike_date: '2030-01-01T00:00:00Z' };
-  expect((await api.post('/api/admin/events', event, { token: admin })).status).toBe(201);
+  marketFactory = await MarketFactory.create(api, ADMIN, 'PFS');
+  admin = marketFactory.adminToken;
 });
 afterAll(() => api.stop());
 
-async function newMarket(): Promise<{ ticker: string; id: string }> {
-  marketCounter += 1;
-  const ticker = `PFE-M${marketCounter}`;
-  const response = await api.post('/api/admin/markets', { ticker, event_ticker: 'PFE', title: `Market ${marketCounter}` }, { token: admin });
-  expect(response.status).toBe(201);
-  return { ticker, id: response.body.market.id };
-}
+/** A new ACTIVE market. */
+const newMarket = () => marketFactory.newMarket();
 
 async function resolve(ticker: string, result: 'yes' | 'no' | 'invalid'): Promise<void> {
   expect((await api.post(`/api/admin/markets/${ticker}/resolve`, { result }, { token: admin })).status).toBe(200);

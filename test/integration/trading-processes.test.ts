@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/knex.js';
 import { checkTradingInvariants } from '../support/invariants.js';
-import { exitOf, startMain, type StartedService } from '../support/processes.js';
-import { ApiClient, createTestDatabase } from '../support/service.js';
+import { MarketFactory } from '../support/markets.js';
+import { ProcessCluster } from '../support/processes.js';
+import { createTestDatabase } from '../support/service.js';
 
 /**
  * Trading with real service processes on one database: two processes matching the same markets at once,
@@ -10,43 +11,19 @@ import { ApiClient, createTestDatabase } from '../support/service.js';
  * order that was answered 201, no order over-filled, every book uncrossed, and not a Dot created or lost.
  */
 
-const ADMIN = { ADMIN_EMAIL: 'processes-admin@dots.local', ADMIN_PASSWORD: 'processes-password' };
+const ADMIN = { email: 'processes-admin@dots.local', password: 'processes-password' };
 
-const started: StartedService[] = [];
-let databaseUrl: string;
+let cluster: ProcessCluster;
 let db: Db;
 
 beforeAll(async () => {
-  databaseUrl = await createTestDatabase();
-  db = createDb(databaseUrl, 2);
+  cluster = new ProcessCluster(await createTestDatabase(), { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+  db = createDb(cluster.databaseUrl, 2);
 });
 afterAll(async () => {
-  for (const { child } of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  cluster.killAll();
   await db.destroy();
 });
-
-async function start(env: Record<string, string> = {}): Promise<{ process: StartedService; api: ApiClient }> {
-  const process = await startMain({ DATABASE_URL: databaseUrl, ...ADMIN, ...env });
-  started.push(process);
-  return { process, api: new ApiClient(process.url) };
-}
-
-/** A series, an event and `count` ACTIVE markets, created through the admin API; returns the tickers. */
-async function createMarkets(api: ApiClient, prefix: string, count: number): Promise<string[]> {
-  const token = (await api.post('/api/auth/login', { email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD })).body.token;
-  const created = async (path: string, body: object) => {
-    const response = await api.post(path, body, { token });
-    if (response.status !== 201) throw new Error(`${path}: ${response.status} ${JSON.stringify(response.body)}`);
-  };
-  await created('/api/admin/series', { ticker: prefix, title: `${prefix} series`, category: 'economics', frequency: 'daily' });
-  await created('/api/admin/events', { event_ticker: `${prefix}-E`, series_ticker: prefix, title: `${prefix} event`, strike_date: '2031-01-01T00:00:00Z' });
-  const tickers: string[] = [];
-  for (let i = 1; i <= count; i += 1) {
-    tickers.push(`${prefix}-E-M${i}`);
-    await created('/api/admin/markets', { ticker: `${prefix}-E-M${i}`, event_ticker: `${prefix}-E`, title: `Market ${i}` });
-  }
-  return tickers;
-}
 
 /** A deterministic stream of crossing orders: buys and sells of both outcomes around the middle. */
 function orderFor(i: number, tickers: string[]): Record<string, string> {
@@ -57,8 +34,8 @@ function orderFor(i: number, tickers: string[]): Record<string, string> {
 
 describe('trading across service processes', () => {
   it('keeps every book consistent and every Dot accounted for while two processes match the same markets', async () => {
-    const [a, b] = [await start(), await start()];
-    const tickers = await createMarkets(a.api, 'PROCS', 2);
+    const [a, b] = [await cluster.start(), await cluster.start()];
+    const tickers = await (await MarketFactory.create(a.api, ADMIN, 'PROCS')).newTickers(2);
     const clients = [a.api, b.api];
     const traders = await Promise.all(Array.from({ length: 8 }, (_, i) => clients[i % 2]!.register()));
 
@@ -77,13 +54,12 @@ describe('trading across service processes', () => {
     expect(trades.length).toBe(2);
     await checkTradingInvariants(db);
 
-    for (const { process } of [a, b]) process.child.kill('SIGTERM');
-    expect(await Promise.all([a, b].map(({ process }) => exitOf(process.child)))).toEqual([0, 0]);
+    expect(await cluster.stop(a.process, b.process)).toEqual([0, 0]);
   }, 120_000);
 
   it('keeps every order answered 201, with its fills, when the process is killed with SIGKILL mid-placement', async () => {
-    const first = await start();
-    const tickers = await createMarkets(first.api, 'CRASH', 1);
+    const first = await cluster.start();
+    const tickers = await (await MarketFactory.create(first.api, ADMIN, 'CRASH')).newTickers(1);
     const traders = await Promise.all(Array.from({ length: 4 }, () => first.api.register()));
 
     const answered: Array<{ order_id: string; fill_count: string }> = [];
@@ -106,7 +82,7 @@ describe('trading across service processes', () => {
     expect(sent).toBeGreaterThan(answered.length);
 
     // Restarted on the same database: every answered order is there, filled at least as far as it was.
-    const second = await start();
+    const second = await cluster.start();
     const rows = await db('orders').whereIn('id', answered.map((order) => order.order_id)).select('id', 'filled');
     expect(rows.length).toBe(answered.length);
     const filled = new Map(rows.map((row) => [row.id as string, Number(row.filled)]));
@@ -117,7 +93,6 @@ describe('trading across service processes', () => {
        where o.filled <> coalesce(f.n, 0)`);
     expect(mismatched.rows).toEqual([]);
     await checkTradingInvariants(db);
-    second.process.child.kill('SIGTERM');
-    expect(await exitOf(second.process.child)).toBe(0);
+    expect(await cluster.stop(second.process)).toEqual([0]);
   }, 120_000);
 });

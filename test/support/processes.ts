@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { ApiClient } from './service.js';
 
 
 export interface StartedService {
@@ -33,4 +34,33 @@ export function startMain(env: Record<string, string>): Promise<StartedService> 
 
 export function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+}
+
+/**
+ * Real service processes on one fresh test database (see createTestDatabase): started on demand, killed
+ * if a test leaves them running. `db` reads that database directly.
+ */
+export class ProcessCluster {
+  private readonly started: StartedService[] = [];
+
+  constructor(
+    readonly databaseUrl: string,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  async start(env: Record<string, string> = {}): Promise<{ process: StartedService; api: ApiClient }> {
+    const started = await startMain({ DATABASE_URL: this.databaseUrl, ...this.env, ...env });
+    this.started.push(started);
+    return { process: started, api: new ApiClient(started.url) };
+  }
+
+  /** SIGTERM to each process still running; resolves with their exit codes. */
+  async stop(...processes: StartedService[]): Promise<Array<number | null>> {
+    for (const { child } of processes) child.kill('SIGTERM');
+    return Promise.all(processes.map(({ child }) => exitOf(child)));
+  }
+
+  killAll(): void {
+    for (const { child } of this.started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
 }
