@@ -20,6 +20,8 @@ export const DOCUMENT_PATH = path.resolve(path.dirname(fileURLToPath(import.meta
 export const ASYNCAPI_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../openapi/asyncapi.yaml');
 
 const EXPIRY_SWEEP_INTERVAL_MS = 1000;
+/** How often the event rollups of markets changed by this process are recomputed (off the request path). */
+const ROLLUP_REFRESH_INTERVAL_MS = 250;
 /**
  * Request line and headers may take up to 64 KiB (Node's default is 16 KiB): a batch scoring GET names up
  * to 1,000 order ids in its query string (about 47 KiB of UUIDs as repeated parameters).
@@ -83,6 +85,12 @@ export async function startService(config: Config, logger: Logger, options: Serv
     // Orders past their expiration_ts are cancelled within about a second (placements in their market
     // also cancel them on the spot).
     const expirySweep = startExpirySweep(services.trading, EXPIRY_SWEEP_INTERVAL_MS, (error) => logger.error({ err: error }, 'order expiry sweep failed'));
+    // Event rollups (volume, liquidity, open interest) of the markets this process changed, coalesced per event.
+    const rollupRefresh = startExpirySweep(
+      { expireOrders: () => services.trading.flushRollups() },
+      ROLLUP_REFRESH_INTERVAL_MS,
+      (error) => logger.error({ err: error }, 'event rollup refresh failed'),
+    );
     // Order sessions past their expiry: their accounts' resting orders are cancelled (0 disables the sweep).
     const heartbeatSweep =
       config.heartbeatSweepIntervalSecs > 0
@@ -110,6 +118,10 @@ export async function startService(config: Config, logger: Logger, options: Serv
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        // The last changes' event rollups, once no request trades any more, before the pool closes.
+        await rollupRefresh.stop();
+        await services.trading.flushRollups().catch((error: unknown) => logger.error({ err: error }, 'event rollup refresh failed'));
+        await services.trading.flushFeedNotifications();
         await services.feed.stop();
         await db.destroy();
         await embedded?.stop();

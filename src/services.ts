@@ -53,7 +53,8 @@ export interface ServiceExtras {
 }
 
 export function createServices(db: Db, config: Config, document: object, extras: ServiceExtras = {}): Services {
-  const trading = new TradingService(db);
+  const onFeedError = extras.onFeedError;
+  const trading = new TradingService(db, onFeedError ? { onFeedNotifyError: (error) => onFeedError(error, 'feed notification') } : {});
   const accounts = new AccountService(db, { startingBalance: config.startingBalance, tokenTtlSecs: config.tokenTtlSecs });
   return {
     accounts,

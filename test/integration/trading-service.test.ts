@@ -258,6 +258,7 @@ describe('matching', () => {
     expect(await position(maker, id)).toMatchObject({ yes: '0', no: '10' });
     const market = await marketRow(id);
     expect(market).toMatchObject({ last_yes_price: '0.7000', last_no_price: '0.3000', volume: '10.00000000', open_interest: '10.00000000', liquidity: '0.00000000' });
+    await trading.flushRollups(); // event rollups are refreshed in the background (every 250 ms): now
     expect((await api.db('events').where({ ticker: event }).first()).open_interest).toBe('10.00000000');
 
     const trades = await trading.listTrades({ ticker, limit: 10 });

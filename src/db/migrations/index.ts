@@ -9,6 +9,8 @@ import * as m0007 from './0007_event_text_bounds.js';
 import * as m0008 from './0008_create_trading.js';
 import * as m0009 from './0009_create_order_sessions.js';
 import * as m0010 from './0010_create_feed_events.js';
+import * as m0011 from './0011_feed_append_without_notify.js';
+import * as m0012 from './0012_placement_begin.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -25,4 +27,6 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0008_create_trading', migration: m0008 },
   { name: '0009_create_order_sessions', migration: m0009 },
   { name: '0010_create_feed_events', migration: m0010 },
+  { name: '0011_feed_append_without_notify', migration: m0011 },
+  { name: '0012_placement_begin', migration: m0012 },
 ];

@@ -32,7 +32,91 @@ export async function appendFeedEvents(db: Queryable, entries: ReadonlyArray<{ m
     entries.map((e) => e.marketId),
     entries.map((e) => JSON.stringify(e.events)),
     entries.map((e) => (e.accounts === '*' ? '*' : e.accounts.join('|'))),
-  ]);
+  ]).options({ name: 'dots_feed_append' });
+}
+
+/**
+ * As appendFeedEvents, without the NOTIFY (feed_append_records, migration 0011): returns the notification
+ * items (`market_id:seq:accounts,...`, null when nothing was written) for the caller to send with a
+ * FeedNotifier once the transaction has committed. A transaction that NOTIFYs commits under a global lock,
+ * so trading transactions that did would commit one at a time.
+ */
+export async function appendFeedRecords(db: Queryable, entries: ReadonlyArray<{ marketId: string; events: FeedEvents; accounts: readonly string[] | '*' }>): Promise<string | null> {
+  if (entries.length === 0) return null;
+  const result = await db
+    .raw<{ rows: Array<{ payload: string | null }> }>('select feed_append_records(?::bigint[], ?::text[], ?::text[]) as payload', [
+      entries.map((e) => e.marketId),
+      entries.map((e) => JSON.stringify(e.events)),
+      entries.map((e) => (e.accounts === '*' ? '*' : e.accounts.join('|'))),
+    ])
+    .options({ name: 'dots_feed_append_records' });
+  return result.rows[0]?.payload ?? null;
+}
+
+/** Payloads above this length are split (PostgreSQL refuses payloads of 8000 bytes or more). */
+const MAX_PAYLOAD = 7900;
+
+/**
+ * Sends the notifications of committed transactions (appendFeedRecords' items), after their COMMIT, from
+ * the process that committed them: items that arrive while a send is in flight go together in the next one
+ * (one statement, one pg_notify per payload of at most MAX_PAYLOAD characters). Listeners read the outbox
+ * by sequence, so a notification only says where to look: one sent late, or out of commit order between
+ * processes, is harmless (a market's records up to a notified seq are all committed, since each took the
+ * market's lock after the previous one committed); a lost one (the process died between COMMIT and
+ * sending) is made up by the market's next notification or the listener's resync.
+ */
+export class FeedNotifier {
+  #items: string[] = [];
+  #sending: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
+
+  /** Queues the items of a committed transaction (null: none) and starts sending. */
+  notify(items: string | null): void {
+    if (!items) return;
+    this.#items.push(items);
+    this.#sending ??= this.#send().finally(() => {
+      this.#sending = undefined;
+    });
+  }
+
+  /** Resolves once everything queued so far has been sent (or failed). */
+  async flush(): Promise<void> {
+    while (this.#sending) await this.#sending;
+  }
+
+  async #send(): Promise<void> {
+    // Let the commits of this turn of the event loop join the first send.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.#items.length > 0) {
+      const batch = this.#items;
+      this.#items = [];
+      const payloads: string[] = [];
+      let current = '';
+      for (const list of batch) {
+        for (const item of list.split(',')) {
+          if (item.length + 1 > MAX_PAYLOAD) {
+            payloads.push('*');
+            continue;
+          }
+          if (current.length + item.length + 1 > MAX_PAYLOAD) {
+            payloads.push(current);
+            current = '';
+          }
+          current = current === '' ? item : `${current},${item}`;
+        }
+      }
+      if (current !== '') payloads.push(current);
+      try {
+        await this.db.raw('select pg_notify(?, p) from unnest(?::text[]) with ordinality as v (p, i) order by i', [FEED_CHANNEL, payloads]);
+      } catch (error) {
+        this.onError(error);
+      }
+    }
+  }
 }
 
 interface RecordRow {

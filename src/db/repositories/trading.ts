@@ -1,4 +1,4 @@
-import type { Queryable } from '../knex.js';
+import type { Db, Queryable } from '../knex.js';
 
 /**
  * Queries of trading: orders, fills, trades, positions, balances, settlements and the ledger.
@@ -137,7 +137,7 @@ export async function findMarket(db: Queryable, ref: string): Promise<TradingMar
  * to it). This lock serialises everything that changes a market's book, in every process.
  */
 export async function lockMarket(db: Queryable, ref: string): Promise<TradingMarketRow | undefined> {
-  const byTicker = await db<TradingMarketRow>('markets').where({ ticker: ref }).forNoKeyUpdate().first(...MARKET_COLUMNS);
+  const byTicker = await db<TradingMarketRow>('markets').where({ ticker: ref }).forNoKeyUpdate().first(...MARKET_COLUMNS).options({ name: 'dots_lock_market' });
   if (byTicker || !/^\d{1,18}$/.test(ref)) return byTicker;
   return db<TradingMarketRow>('markets').where({ id: ref }).forNoKeyUpdate().first(...MARKET_COLUMNS);
 }
@@ -159,69 +159,43 @@ export interface MarketFiguresRow {
   last_yes_price: string | null;
 }
 
-/** Adds these changes to the market's figures; returns the figures after them. */
-export async function updateMarketStats(
-  db: Queryable,
-  marketId: string,
-  change: { volume: string; liquidity: string; openInterest: string; lastYesPrice?: string; lastNoPrice?: string },
-): Promise<MarketFiguresRow> {
-  const set: Record<string, unknown> = {
-    volume: db.raw('volume + ?::numeric', [change.volume]),
-    liquidity: db.raw('liquidity + ?::numeric', [change.liquidity]),
-    open_interest: db.raw('open_interest + ?::numeric', [change.openInterest]),
-  };
-  if (change.lastYesPrice !== undefined) {
-    set.last_yes_price = change.lastYesPrice;
-    set.last_no_price = change.lastNoPrice;
-  }
-  const [row] = await db('markets')
-    .where({ id: marketId })
-    .update(set)
-    .returning(['volume', 'open_interest', 'last_yes_price']);
-  return row as MarketFiguresRow;
-}
-
 /**
- * The event's rollups recomputed from its markets. Run after the trading transaction commits, never
- * inside it: the catalogue locks an event before its markets, trading locks only markets, so taking the
- * event's row inside a trading transaction could deadlock with a resolution.
+ * The events' rollups recomputed from their markets (the events of these markets, each once). Run after the
+ * trading transactions commit, never inside one: the catalogue locks an event before its markets, trading
+ * locks only markets, so taking the event's row inside a trading transaction could deadlock with a
+ * resolution. Its own transaction locks the events in id order first (several processes may refresh the
+ * same events at once), then updates those whose figures changed.
  */
-export async function refreshEventRollups(db: Queryable, marketIds: readonly string[]): Promise<void> {
+export async function refreshEventRollups(db: Db, marketIds: readonly string[]): Promise<void> {
   if (marketIds.length === 0) return;
-  await db.raw(
-    `update events e set volume = s.volume, liquidity = s.liquidity, open_interest = s.open_interest
-       from (
-         select m.event_id, sum(m.volume) as volume, sum(m.liquidity) as liquidity, sum(m.open_interest) as open_interest
-           from markets m
-          where m.event_id in (select event_id from markets where id = any(?::bigint[]))
-          group by m.event_id
-       ) s
-      where e.id = s.event_id
-        and (e.volume, e.liquidity, e.open_interest) is distinct from (s.volume, s.liquidity, s.open_interest)`,
-    [[...marketIds]],
-  );
+  await db.transaction(async (tx) => {
+    const locked = await tx.raw<{ rows: Array<{ id: string }> }>(
+      `select e.id from events e
+        where e.id in (select event_id from markets where id = any(?::bigint[]))
+        order by e.id
+        for no key update`,
+      [[...marketIds]],
+    );
+    if (locked.rows.length === 0) return;
+    await tx.raw(
+      `update events e set volume = s.volume, liquidity = s.liquidity, open_interest = s.open_interest
+         from (
+           select m.event_id, sum(m.volume) as volume, sum(m.liquidity) as liquidity, sum(m.open_interest) as open_interest
+             from markets m
+            where m.event_id = any(?::bigint[])
+            group by m.event_id
+         ) s
+        where e.id = s.event_id
+          and (e.volume, e.liquidity, e.open_interest) is distinct from (s.volume, s.liquidity, s.open_interest)`,
+      [locked.rows.map((r) => String(r.id))],
+    );
+  });
 }
 
 // --- orders
 
 function orderColumns(db: Queryable) {
   return ['o.*', 'm.ticker', db.raw(`${utc('o.created_at')} as sort_created_at`)];
-}
-
-export async function nextOrderSequence(db: Queryable): Promise<string> {
-  const result = await db.raw<{ rows: Array<{ sequence: string }> }>(`select nextval('order_sequence') as sequence`);
-  return result.rows[0]!.sequence;
-}
-
-export async function clientOrderIdTaken(db: Queryable, accountId: string, clientOrderId: string): Promise<boolean> {
-  const row = await db('orders').where({ account_id: accountId, client_order_id: clientOrderId }).first('id');
-  return row !== undefined;
-}
-
-/** Inserts an order; returns its row as stored (defaults and generated columns included), without the market's ticker. */
-export async function insertOrder(db: Queryable, order: NewOrderRow): Promise<Omit<OrderRow, 'ticker' | 'sort_created_at'>> {
-  const [row] = await db('orders').insert(order).returning('*');
-  return row;
 }
 
 export async function findOrder(db: Queryable, accountId: string, orderId: string): Promise<OrderRow | undefined> {
@@ -257,20 +231,6 @@ export async function findLiveOrdersOfMarket(db: Queryable, marketId: string): P
     .select(orderColumns(db));
 }
 
-/**
- * Live orders of `bookSide` in a market that an incoming order with YES-frame limit `yesLimit` would
- * meet: asks at or below it, bids at or above it, in price then time priority.
- */
-export async function findCrossingOrders(db: Queryable, marketId: string, bookSide: 'bid' | 'ask', yesLimit: string): Promise<OrderRow[]> {
-  const q = db('orders as o')
-    .join('markets as m', 'm.id', 'o.market_id')
-    .where({ 'o.market_id': marketId, 'o.book_side': bookSide })
-    .whereRaw(`o.${LIVE}`);
-  if (bookSide === 'ask') q.where('o.yes_price', '<=', yesLimit).orderBy([{ column: 'o.yes_price', order: 'asc' }]);
-  else q.where('o.yes_price', '>=', yesLimit).orderBy([{ column: 'o.yes_price', order: 'desc' }]);
-  return q.orderBy('o.sequence').select(orderColumns(db));
-}
-
 /** Markets holding live orders whose expiry is at or before `now`, oldest expiry first. */
 export async function findMarketsWithExpiredOrders(db: Queryable, now: Date, limit: number): Promise<string[]> {
   const rows = await db('orders')
@@ -298,65 +258,11 @@ export async function findExpiredOrdersOfMarket(db: Queryable, marketId: string,
 /** An order's row as a write left it (RETURNING), without the market's ticker. */
 export type ChangedOrderRow = Omit<OrderRow, 'ticker' | 'sort_created_at'>;
 
-/**
- * Maker fills: `lots` (a decimal count) leaves `remaining` for `filled`; FILLED at zero, else PARTIAL.
- * Returns the rows as updated.
- */
-export async function fillOrders(db: Queryable, fills: ReadonlyArray<{ id: string; count: string }>): Promise<ChangedOrderRow[]> {
-  if (fills.length === 0) return [];
-  const result = await db.raw<{ rows: ChangedOrderRow[] }>(
-    `update orders o set
-       remaining = o.remaining - v.count,
-       filled = o.filled + v.count,
-       status = case when o.remaining - v.count = 0 then 'FILLED' else 'PARTIAL' end,
-       updated_at = now()
-     from unnest(?::uuid[], ?::numeric[]) as v (id, count)
-     where o.id = v.id
-     returning o.*`,
-    [fills.map((f) => f.id), fills.map((f) => f.count)],
-  );
-  return result.rows;
-}
-
 /** A cancelled or decreased order's row as updated, and the quantity that left the book (for the real-time feed). */
 export interface BookRemovalRow extends ChangedOrderRow {
   book_side: 'bid' | 'ask';
   yes_price: string;
   removed: string;
-}
-
-/**
- * Cancels what remains of each order (moved to `cancelled`), with a reason. Returns, per order cancelled,
- * the quantity that left the book (`old`: the row as the statement found it).
- */
-export async function cancelOrders(db: Queryable, cancels: ReadonlyArray<{ id: string; reason: string }>): Promise<BookRemovalRow[]> {
-  if (cancels.length === 0) return [];
-  const result = await db.raw<{ rows: BookRemovalRow[] }>(
-    `update orders o set
-       cancelled = o.cancelled + o.remaining,
-       remaining = 0,
-       status = 'CANCELLED',
-       cancel_reason = v.reason,
-       updated_at = now()
-     from unnest(?::uuid[], ?::text[]) as v (id, reason)
-     join orders old on old.id = v.id
-     where o.id = v.id and o.${LIVE}
-     returning o.*, old.remaining::text as removed`,
-    [cancels.map((c) => c.id), cancels.map((c) => c.reason)],
-  );
-  return result.rows;
-}
-
-/** Lowers a live order's remainder to `remaining`; the difference counts as cancelled (and is returned). */
-export async function decreaseOrder(db: Queryable, orderId: string, remaining: string): Promise<BookRemovalRow | undefined> {
-  const result = await db.raw<{ rows: BookRemovalRow[] }>(
-    `update orders o set cancelled = o.cancelled + (o.remaining - ?::numeric), remaining = ?::numeric, updated_at = now()
-       from orders old
-      where o.id = ? and old.id = o.id and o.${LIVE}
-      returning o.*, (old.remaining - o.remaining)::text as removed`,
-    [remaining, remaining, orderId],
-  );
-  return result.rows[0];
 }
 
 export interface OrderListFilter {
@@ -404,21 +310,12 @@ export async function lockBalances(db: Queryable, accountIds: readonly string[])
     .whereRaw('user_id = any(?::uuid[])', [[...accountIds]])
     .orderBy('user_id')
     .forNoKeyUpdate()
-    .select('user_id', 'cash', 'reserved');
+    .select('user_id', 'cash', 'reserved')
+    .options({ name: 'dots_lock_balances' });
 }
 
 export async function findBalance(db: Queryable, accountId: string): Promise<BalanceRow | undefined> {
   return db<BalanceRow>('balances').where({ user_id: accountId }).first('user_id', 'cash', 'reserved');
-}
-
-export async function applyBalanceChanges(db: Queryable, changes: ReadonlyArray<{ accountId: string; cash: string; reserved: string }>): Promise<void> {
-  if (changes.length === 0) return;
-  await db.raw(
-    `update balances b set cash = b.cash + v.cash, reserved = b.reserved + v.reserved
-       from unnest(?::uuid[], ?::numeric[], ?::numeric[]) as v (user_id, cash, reserved)
-      where b.user_id = v.user_id`,
-    [changes.map((c) => c.accountId), changes.map((c) => c.cash), changes.map((c) => c.reserved)],
-  );
 }
 
 export interface NewLedgerEntry {
@@ -430,40 +327,10 @@ export interface NewLedgerEntry {
   market_id: string | null;
 }
 
-export async function insertLedgerEntries(db: Queryable, entries: readonly NewLedgerEntry[]): Promise<void> {
-  if (entries.length === 0) return;
-  for (let i = 0; i < entries.length; i += 1000) await db('ledger_entries').insert(entries.slice(i, i + 1000));
-}
-
 // --- positions
 
 export async function findPosition(db: Queryable, accountId: string, marketId: string, side: OrderSide): Promise<{ shares: string; reserved: string } | undefined> {
   return db('positions').where({ account_id: accountId, market_id: marketId, side }).first('shares', 'reserved');
-}
-
-/**
- * Adds these (signed) deltas of shares and reserved shares; creates the rows that do not exist yet (their
- * deltas are never negative: nothing can be sold or reserved before it is held). Positions of a market
- * change only under the market's lock, so the update-then-insert cannot race. (Not INSERT ... ON CONFLICT:
- * CHECK constraints are tested on the proposed row, delta included, before the conflict is detected.)
- */
-export async function applyPositionChanges(
-  db: Queryable,
-  marketId: string,
-  changes: ReadonlyArray<{ accountId: string; side: OrderSide; shares: string; reserved: string }>,
-): Promise<void> {
-  if (changes.length === 0) return;
-  const updated = await db.raw<{ rows: Array<{ account_id: string; side: string }> }>(
-    `update positions p set shares = p.shares + v.shares, reserved = p.reserved + v.reserved, updated_at = now()
-       from unnest(?::uuid[], ?::text[], ?::numeric[], ?::numeric[]) as v (account_id, side, shares, reserved)
-      where p.market_id = ?::bigint and p.account_id = v.account_id and p.side = v.side
-      returning p.account_id, p.side`,
-    [changes.map((c) => c.accountId), changes.map((c) => c.side), changes.map((c) => c.shares), changes.map((c) => c.reserved), marketId],
-  );
-  const done = new Set(updated.rows.map((r) => `${r.account_id}|${r.side}`));
-  const missing = changes.filter((c) => !done.has(`${c.accountId}|${c.side}`));
-  if (missing.length === 0) return;
-  await db('positions').insert(missing.map((c) => ({ account_id: c.accountId, market_id: marketId, side: c.side, shares: c.shares, reserved: c.reserved })));
 }
 
 /** Positions of a market holding shares. */
@@ -491,20 +358,6 @@ export interface NewTrade {
   kind: string;
 }
 
-/** Inserts the trades in execution order; returns their ids in the same order. */
-export async function insertTrades(db: Queryable, trades: readonly NewTrade[]): Promise<string[]> {
-  if (trades.length === 0) return [];
-  const ids: string[] = [];
-  for (let i = 0; i < trades.length; i += 1000) {
-    const chunk = trades.slice(i, i + 1000);
-    const rows: Array<{ id: string; maker_order_id: string; taker_order_id: string }> = await db('trades').insert(chunk).returning(['id', 'maker_order_id', 'taker_order_id']);
-    // RETURNING follows the VALUES order; identity values grow with it, so sort by id to be sure.
-    rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-    ids.push(...rows.map((r) => String(r.id)));
-  }
-  return ids;
-}
-
 export interface NewFill {
   trade_id: string;
   order_id: string;
@@ -515,16 +368,6 @@ export interface NewFill {
   price: string;
   count: string;
   role: 'maker' | 'taker';
-}
-
-/** Inserts the fills; returns each one's id keyed by `${trade_id}:${role}`. */
-export async function insertFills(db: Queryable, fills: readonly NewFill[]): Promise<Map<string, string>> {
-  const ids = new Map<string, string>();
-  for (let i = 0; i < fills.length; i += 1000) {
-    const rows: Array<{ id: string; trade_id: string; role: string }> = await db('fills').insert(fills.slice(i, i + 1000)).returning(['id', 'trade_id', 'role']);
-    for (const r of rows) ids.set(`${r.trade_id}:${r.role}`, String(r.id));
-  }
-  return ids;
 }
 
 export async function listFills(db: Queryable, accountId: string, marketId: string | undefined, afterId: string | undefined, limit: number): Promise<FillRow[]> {
@@ -567,4 +410,308 @@ export async function listSettlements(db: Queryable, accountId: string, marketId
   if (marketId !== undefined) q.where('s.market_id', marketId);
   if (afterId !== undefined) q.where('s.id', '<', afterId);
   return q.orderBy('s.id', 'desc').limit(limit).select('s.*', 'm.ticker');
+}
+
+// --- one-statement placement reads and trading writes
+
+/** A crossing order as placement needs it (subset of OrderRow). */
+export type CrossingOrderRow = Pick<OrderRow, 'id' | 'account_id' | 'market_id' | 'side' | 'action' | 'price' | 'remaining' | 'expiration_ts' | 'sequence'>;
+
+export interface PlacementReads {
+  sequence: string;
+  clientOrderIdTaken: boolean;
+  position: { shares: string; reserved: string } | undefined;
+  crossing: CrossingOrderRow[];
+  /** Locked balance rows of the placing account and of every crossing order's account. */
+  balances: BalanceRow[];
+}
+
+/**
+ * The start of a placement in one round trip (placement_begin, migration 0012): the market, locked as
+ * lockMarket does (undefined: none), and, when it is ACTIVE, what placement reads under its lock (else
+ * undefined): the order's sequence, whether its client_order_id is taken, the position it would sell from,
+ * the live orders of `bookSide` it would meet (asks at or below the YES-frame limit, bids at or above it, in
+ * price then time priority), and the balance rows of the placing account and of the crossing orders'
+ * accounts (a superset of every account the placement can change), locked in account order as lockBalances
+ * does. The reads run after the lock is granted, in a statement of their own (a new snapshot).
+ */
+export async function placementBegin(
+  db: Queryable,
+  ref: string,
+  args: { accountId: string; clientOrderId: string | undefined; side: OrderSide; sell: boolean; bookSide: 'bid' | 'ask'; yesLimit: string },
+): Promise<{ market: TradingMarketRow | undefined; reads: PlacementReads | undefined }> {
+  const result = await db
+    .raw<{
+      rows: Array<
+        CrossingOrderRow & {
+          m_id: string;
+          m_ticker: string;
+          m_event_id: string;
+          m_status: TradingMarketRow['status'];
+          q_sequence: string;
+          q_taken: boolean;
+          q_shares: string | null;
+          q_reserved: string | null;
+          q_has_position: boolean;
+          q_balances: Array<[string, string, string]> | null;
+        }
+      >;
+    }>('select * from placement_begin(?::text, ?::uuid, ?::text, ?::text, ?::boolean, ?::text, ?::numeric)', [
+      ref,
+      args.accountId,
+      args.clientOrderId ?? null,
+      args.side,
+      args.sell,
+      args.bookSide,
+      args.yesLimit,
+    ] as never)
+    .options({ name: 'dots_placement_begin' });
+  const first = result.rows[0];
+  if (!first) return { market: undefined, reads: undefined };
+  const market: TradingMarketRow = { id: first.m_id, ticker: first.m_ticker, event_id: first.m_event_id, status: first.m_status };
+  if (first.q_sequence === null) return { market, reads: undefined };
+  return {
+    market,
+    reads: {
+      sequence: String(first.q_sequence),
+      clientOrderIdTaken: first.q_taken,
+      position: first.q_has_position ? { shares: first.q_shares!, reserved: first.q_reserved! } : undefined,
+      crossing: result.rows
+        .filter((r) => r.id !== null)
+        .map((r) => ({
+          id: r.id,
+          account_id: r.account_id,
+          market_id: r.market_id,
+          side: r.side,
+          action: r.action,
+          price: r.price,
+          remaining: r.remaining,
+          expiration_ts: r.expiration_ts,
+          sequence: r.sequence,
+        })),
+      balances: (first.q_balances ?? []).map(([user_id, cash, reserved]) => ({ user_id, cash, reserved })),
+    },
+  };
+}
+
+/** Every write of a trading transaction (see persistChanges). Decimal values as strings. */
+export interface TradingWrites {
+  /** A new order (placement), inserted first. */
+  order?: NewOrderRow;
+  makerFills: ReadonlyArray<{ id: string; count: string }>;
+  cancels: ReadonlyArray<{ id: string; reason: string }>;
+  decreases: ReadonlyArray<{ id: string; remaining: string }>;
+  /** In execution order; fills and ledger entries name them by index. */
+  trades: readonly NewTrade[];
+  fills: ReadonlyArray<Omit<NewFill, 'trade_id'> & { trade: number }>;
+  positions: ReadonlyArray<{ accountId: string; marketId: string; side: OrderSide; shares: string; reserved: string }>;
+  balances: ReadonlyArray<{ accountId: string; cash: string; reserved: string }>;
+  /** `reference`: a fixed reference, or the fill of (trade index, role). */
+  ledger: ReadonlyArray<Omit<NewLedgerEntry, 'reference'> & { reference: string | { trade: number; role: 'maker' | 'taker' } }>;
+  markets: ReadonlyArray<{ marketId: string; volume: string; liquidity: string; openInterest: string; lastYesPrice?: string; lastNoPrice?: string }>;
+}
+
+export interface TradingWritten {
+  placed: ChangedOrderRow | undefined;
+  filled: ChangedOrderRow[];
+  cancelled: BookRemovalRow[];
+  decreased: BookRemovalRow[];
+  tradeIds: string[];
+  /** Fill ids keyed by `${trade_id}:${role}`. */
+  fillIds: Map<string, string>;
+  figures: Map<string, MarketFiguresRow>;
+}
+
+const NEW_ORDER_COLUMNS = [
+  'id', 'account_id', 'market_id', 'side', 'action', 'price', 'count', 'remaining', 'filled', 'cancelled', 'status', 'time_in_force',
+  'post_only', 'reduce_only', 'client_order_id', 'builder_code', 'expiration_ts', 'sequence', 'cancel_reason',
+] as const;
+
+/**
+ * Writes everything a trading transaction changes in one statement (data-modifying CTEs; the rows and
+ * constraints are those of insertOrder, fillOrders, cancelOrders, decreaseOrder, insertTrades, insertFills,
+ * applyPositionChanges, applyBalanceChanges, insertLedgerEntries and updateMarketStats did one statement
+ * each). Each CTE touches different rows (every CTE runs, read or not); foreign keys are checked at the end
+ * of the statement. Positions: rows that exist are updated, the others inserted (not INSERT ... ON
+ * CONFLICT: CHECK constraints are tested on the proposed row, delta included, before the conflict is
+ * detected); positions of a market change only under its lock, so this cannot race. A named (prepared)
+ * statement: planned once per connection, not on every trading transaction.
+ */
+export async function persistChanges(db: Queryable, w: TradingWrites): Promise<TradingWritten> {
+  const cols = NEW_ORDER_COLUMNS.join(', ');
+  const ledgerRef = (r: TradingWrites['ledger'][number]['reference']) => (typeof r === 'string' ? r : null);
+  const result = await db.raw<{ rows: Array<ChangedOrderRow & { q_kind: string; q_removed: string | null; q_meta: { trades: string[] | null; fills: Array<[string, string, string]> | null; figures: Array<[string, string, string, string | null]> | null } | null }> }>(
+    `with
+     ins as (
+       insert into orders (${cols})
+       select ${cols} from json_populate_record(null::orders, ?::json) r where ?::boolean
+       returning orders.*
+     ),
+     filled as (
+       update orders o set
+         remaining = o.remaining - v.count,
+         filled = o.filled + v.count,
+         status = case when o.remaining - v.count = 0 then 'FILLED' else 'PARTIAL' end,
+         updated_at = now()
+       from unnest(?::uuid[], ?::numeric[]) as v (id, count)
+       where o.id = v.id
+       returning o.*
+     ),
+     cancelled as (
+       update orders o set
+         cancelled = o.cancelled + o.remaining,
+         remaining = 0,
+         status = 'CANCELLED',
+         cancel_reason = v.reason,
+         updated_at = now()
+       from unnest(?::uuid[], ?::text[]) as v (id, reason)
+       join orders old on old.id = v.id
+       where o.id = v.id and o.${LIVE}
+       returning o.*, old.remaining::text as removed
+     ),
+     decreased as (
+       update orders o set cancelled = o.cancelled + (o.remaining - v.remaining), remaining = v.remaining, updated_at = now()
+       from unnest(?::uuid[], ?::numeric[]) as v (id, remaining)
+       join orders old on old.id = v.id
+       where o.id = v.id and o.${LIVE}
+       returning o.*, (old.remaining - o.remaining)::text as removed
+     ),
+     t as (
+       insert into trades (market_id, yes_price, count, taker_side, maker_order_id, taker_order_id, kind)
+       select v.market_id, v.yes_price, v.count, v.taker_side, v.maker_order_id, v.taker_order_id, v.kind
+         from unnest(?::bigint[], ?::numeric[], ?::numeric[], ?::text[], ?::uuid[], ?::uuid[], ?::text[])
+              with ordinality as v (market_id, yes_price, count, taker_side, maker_order_id, taker_order_id, kind, ord)
+        order by v.ord
+       returning trades.id
+     ),
+     tn as (select t.id, row_number() over (order by t.id) - 1 as ord from t),
+     fi as (
+       insert into fills (trade_id, order_id, account_id, market_id, side, action, price, count, role)
+       select tn.id, v.order_id, v.account_id, v.market_id, v.side, v.action, v.price, v.count, v.role
+         from unnest(?::int[], ?::uuid[], ?::uuid[], ?::bigint[], ?::text[], ?::text[], ?::numeric[], ?::numeric[], ?::text[])
+              with ordinality as v (trade, order_id, account_id, market_id, side, action, price, count, role, ord)
+         join tn on tn.ord = v.trade
+        order by v.ord
+       returning fills.id, fills.trade_id, fills.role
+     ),
+     pv as (
+       select * from unnest(?::uuid[], ?::bigint[], ?::text[], ?::numeric[], ?::numeric[]) as v (account_id, market_id, side, shares, reserved)
+     ),
+     pu as (
+       update positions p set shares = p.shares + v.shares, reserved = p.reserved + v.reserved, updated_at = now()
+         from pv v
+        where p.market_id = v.market_id and p.account_id = v.account_id and p.side = v.side
+       returning p.account_id, p.market_id, p.side
+     ),
+     pi as (
+       insert into positions (account_id, market_id, side, shares, reserved)
+       select v.account_id, v.market_id, v.side, v.shares, v.reserved
+         from pv v
+        where not exists (select 1 from positions p where p.market_id = v.market_id and p.account_id = v.account_id and p.side = v.side)
+       returning 1
+     ),
+     bal as (
+       update balances b set cash = b.cash + v.cash, reserved = b.reserved + v.reserved
+         from unnest(?::uuid[], ?::numeric[], ?::numeric[]) as v (user_id, cash, reserved)
+        where b.user_id = v.user_id
+       returning 1
+     ),
+     led as (
+       insert into ledger_entries (user_id, amount, reserved_change, kind, reference, market_id)
+       select v.user_id, v.amount, v.reserved_change, v.kind, coalesce(v.reference, fi.id::text), v.market_id
+         from unnest(?::uuid[], ?::numeric[], ?::numeric[], ?::text[], ?::text[], ?::int[], ?::text[], ?::bigint[])
+              with ordinality as v (user_id, amount, reserved_change, kind, reference, trade, role, market_id, ord)
+         left join tn on tn.ord = v.trade
+         left join fi on fi.trade_id = tn.id and fi.role = v.role
+        order by v.ord
+       returning 1
+     ),
+     ms as (
+       update markets m set
+         volume = m.volume + v.volume,
+         liquidity = m.liquidity + v.liquidity,
+         open_interest = m.open_interest + v.open_interest,
+         last_yes_price = case when v.has_last then v.last_yes else m.last_yes_price end,
+         last_no_price = case when v.has_last then v.last_no else m.last_no_price end
+       from unnest(?::bigint[], ?::numeric[], ?::numeric[], ?::numeric[], ?::boolean[], ?::numeric[], ?::numeric[])
+            as v (id, volume, liquidity, open_interest, has_last, last_yes, last_no)
+       where m.id = v.id
+       returning m.id, m.volume, m.open_interest, m.last_yes_price
+     )
+     select 'placed' as q_kind, i.*, null::text as q_removed, null::json as q_meta from ins i
+     union all select 'filled', f.*, null, null from filled f
+     union all select 'cancelled', c.*, null from cancelled c
+     union all select 'decreased', d.*, null from decreased d
+     union all select 'meta', (null::orders).*, null, json_build_object(
+       'trades', (select json_agg(tn.id::text order by tn.ord) from tn),
+       'fills', (select json_agg(json_build_array(fi.trade_id::text, fi.role, fi.id::text)) from fi),
+       'figures', (select json_agg(json_build_array(ms.id::text, ms.volume::text, ms.open_interest::text, ms.last_yes_price::text)) from ms)
+     )`,
+    [
+      w.order ? JSON.stringify(w.order) : null,
+      w.order !== undefined,
+      w.makerFills.map((f) => f.id),
+      w.makerFills.map((f) => f.count),
+      w.cancels.map((c) => c.id),
+      w.cancels.map((c) => c.reason),
+      w.decreases.map((d) => d.id),
+      w.decreases.map((d) => d.remaining),
+      w.trades.map((t) => t.market_id),
+      w.trades.map((t) => t.yes_price),
+      w.trades.map((t) => t.count),
+      w.trades.map((t) => t.taker_side),
+      w.trades.map((t) => t.maker_order_id),
+      w.trades.map((t) => t.taker_order_id),
+      w.trades.map((t) => t.kind),
+      w.fills.map((f) => f.trade),
+      w.fills.map((f) => f.order_id),
+      w.fills.map((f) => f.account_id),
+      w.fills.map((f) => f.market_id),
+      w.fills.map((f) => f.side),
+      w.fills.map((f) => f.action),
+      w.fills.map((f) => f.price),
+      w.fills.map((f) => f.count),
+      w.fills.map((f) => f.role),
+      w.positions.map((p) => p.accountId),
+      w.positions.map((p) => p.marketId),
+      w.positions.map((p) => p.side),
+      w.positions.map((p) => p.shares),
+      w.positions.map((p) => p.reserved),
+      w.balances.map((b) => b.accountId),
+      w.balances.map((b) => b.cash),
+      w.balances.map((b) => b.reserved),
+      w.ledger.map((l) => l.user_id),
+      w.ledger.map((l) => l.amount),
+      w.ledger.map((l) => l.reserved_change),
+      w.ledger.map((l) => l.kind),
+      w.ledger.map((l) => ledgerRef(l.reference)),
+      w.ledger.map((l) => (typeof l.reference === 'string' ? null : l.reference.trade)),
+      w.ledger.map((l) => (typeof l.reference === 'string' ? null : l.reference.role)),
+      w.ledger.map((l) => l.market_id),
+      w.markets.map((m) => m.marketId),
+      w.markets.map((m) => m.volume),
+      w.markets.map((m) => m.liquidity),
+      w.markets.map((m) => m.openInterest),
+      w.markets.map((m) => m.lastYesPrice !== undefined),
+      w.markets.map((m) => m.lastYesPrice ?? null),
+      w.markets.map((m) => m.lastNoPrice ?? null),
+    ] as never,
+  ).options({ name: 'dots_trading_persist' });
+  const strip = <T extends { q_kind?: string; q_removed?: string | null; q_meta?: unknown }>(r: T) => {
+    const { q_kind: _k, q_removed: _r, q_meta: _m, ...row } = r;
+    return row;
+  };
+  const out: TradingWritten = { placed: undefined, filled: [], cancelled: [], decreased: [], tradeIds: [], fillIds: new Map(), figures: new Map() };
+  for (const r of result.rows) {
+    if (r.q_kind === 'placed') out.placed = strip(r) as ChangedOrderRow;
+    else if (r.q_kind === 'filled') out.filled.push(strip(r) as ChangedOrderRow);
+    else if (r.q_kind === 'cancelled') out.cancelled.push({ ...(strip(r) as ChangedOrderRow), removed: r.q_removed! } as BookRemovalRow);
+    else if (r.q_kind === 'decreased') out.decreased.push({ ...(strip(r) as ChangedOrderRow), removed: r.q_removed! } as BookRemovalRow);
+    else if (r.q_kind === 'meta' && r.q_meta) {
+      out.tradeIds = r.q_meta.trades ?? [];
+      for (const [tradeId, role, id] of r.q_meta.fills ?? []) out.fillIds.set(`${tradeId}:${role}`, id);
+      for (const [id, volume, openInterest, last] of r.q_meta.figures ?? []) out.figures.set(id, { volume, open_interest: openInterest, last_yes_price: last });
+    }
+  }
+  return out;
 }

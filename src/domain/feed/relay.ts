@@ -4,14 +4,16 @@ import type { FeedRecord } from './types.js';
  * Reads the outbox in order, per market, and hands each record to `publish` exactly once, in the market's
  * sequence order, whichever process wrote it.
  *
- * A notification (`market_id:seq:accounts,...`, sent by the writing transaction at its commit) marks its
+ * A notification (`market_id:seq:accounts,...`, sent after the writing transaction's commit by the process
+ * that committed it, or by the transaction itself at its commit) marks its
  * markets dirty; one drain at a time reads every dirty market's records after the last one published. A
  * record no subscription of this process wants (its market and accounts have none) is not read at all:
  * its position is taken as published, provided it is the market's next one and nothing of the market is
  * being read. Commits of
  * one market happen in sequence order (the sequence is taken under the market's row lock, held until
- * commit) and PostgreSQL delivers notifications in commit order, so a record is read only once everything
- * before it in its market is committed. After the listener's connection was lost, `resync` compares every
+ * commit), and a notification is sent only once its record is committed, so a record is read only once
+ * everything before it in its market is committed (notifications may arrive out of order: a seq beyond the
+ * next one is read, with what precedes it). After the listener's connection was lost, `resync` compares every
  * market's sequence with what was published and reads what was missed. A record found missing (pruned
  * before it could be read) is reported to `gap` once, and the market goes on from there.
  */

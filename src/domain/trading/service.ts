@@ -44,7 +44,12 @@ import type {
 export interface TradingOptions {
   /** The clock (tests move it); defaults to the system clock. */
   now?: () => Date;
+  /** Where a failed feed notification (sent after a commit; the listeners catch up later) is reported. */
+  onFeedNotifyError?: (error: unknown) => void;
 }
+
+/** Feed notification items of a transaction's records (feedRepo.appendFeedRecords), sent after its commit. */
+type FeedNotes = Array<string | null>;
 
 const UNIQUE_VIOLATION = '23505';
 const CLIENT_ORDER_ID_INDEX = 'orders_account_client_order_id_unique';
@@ -53,7 +58,7 @@ const EXPIRY_BATCH = 100;
 
 const isLive = (row: { status: string }) => row.status === 'OPEN' || row.status === 'PARTIAL';
 
-function liveOrderOf(row: repo.OrderRow): LiveOrder {
+function liveOrderOf(row: repo.CrossingOrderRow): LiveOrder {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -118,12 +123,14 @@ export function orderbookView(rows: ReadonlyArray<{ book_side: 'bid' | 'ask'; ye
  */
 export class TradingService implements Trading, MarketSettlement {
   private readonly now: () => Date;
+  private readonly notifier: feedRepo.FeedNotifier;
 
   constructor(
     private readonly db: Db,
     options: TradingOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
+    this.notifier = new feedRepo.FeedNotifier(db, options.onFeedNotifyError);
   }
 
   // --- orders
@@ -180,16 +187,28 @@ export class TradingService implements Trading, MarketSettlement {
     const now = this.now();
     const order = parsePlacement(input, now);
     let marketId = '';
-    const view = await inTransaction(this.db, async (tx) => {
-      const market = await repo.lockMarket(tx, order.ticker);
+    const view = await this.transaction(async (tx, sink) => {
+      const makerSide = bookSideOf(order.side, order.action) === 'bid' ? 'ask' : 'bid';
+      // One round trip: the market's lock, then (a statement that sees everything committed before the lock)
+      // the sequence, the client_order_id check, the position to sell from, the crossing orders, and the
+      // balance rows of every account the placement can change, locked in account order.
+      const { market, reads: maybeReads } = await repo.placementBegin(tx, order.ticker, {
+        accountId,
+        clientOrderId: order.clientOrderId,
+        side: order.side,
+        sell: order.action === 'sell',
+        bookSide: makerSide,
+        yesLimit: formatTicks(yesPriceOf(order.side, order.price)),
+      });
       if (!market) throw notFound(`no market '${order.ticker}'`);
-      if (market.status !== 'ACTIVE') throw conflict(`market '${market.ticker}' is ${market.status}, not ACTIVE`);
+      if (market.status !== 'ACTIVE' || !maybeReads) throw conflict(`market '${market.ticker}' is ${market.status}, not ACTIVE`);
       marketId = String(market.id);
-      if (order.clientOrderId !== undefined && (await repo.clientOrderIdTaken(tx, accountId, order.clientOrderId))) {
+      const reads = maybeReads;
+      if (order.clientOrderId !== undefined && reads.clientOrderIdTaken) {
         throw conflict(`client_order_id '${order.clientOrderId}' is already used by another order of this account`);
       }
       if (order.action === 'sell') {
-        const position = await repo.findPosition(tx, accountId, marketId, order.side);
+        const position = reads.position;
         const available = position ? lotsOf(position.shares) - lotsOf(position.reserved) : 0n;
         if (available < order.lots) {
           throw invalid(`insufficient position: ${formatLots(available)} ${order.side.toUpperCase()} shares available to sell, order needs ${formatLots(order.lots)}`);
@@ -197,10 +216,9 @@ export class TradingService implements Trading, MarketSettlement {
       }
 
       const id = randomUUID();
-      const sequence = await repo.nextOrderSequence(tx);
+      const sequence = reads.sequence;
       const taker: LiveOrder = { id, accountId, marketId, side: order.side, action: order.action, price: order.price, remaining: order.lots };
-      const makerSide = bookSideOf(order.side, order.action) === 'bid' ? 'ask' : 'bid';
-      const crossing = await repo.findCrossingOrders(tx, marketId, makerSide, formatTicks(yesPriceOf(order.side, order.price)));
+      const crossing = reads.crossing;
 
       const changes = new Changeset();
       const resting = new Map<string, LiveOrder>();
@@ -223,7 +241,8 @@ export class TradingService implements Trading, MarketSettlement {
       changes.release(taker, result.cancelledRemainder);
       if (result.restingRemainder > 0n) changes.rest({ ...taker, remaining: result.restingRemainder });
 
-      const balances = await this.lockBalances(tx, [...changes.accounts(), accountId]);
+      // Locked by placementBegin: the placing account's and every crossing order's account's (a superset of changes.accounts()).
+      const balances = new Map(reads.balances.map((r) => [r.user_id, { cash: microOf(r.cash), reserved: microOf(r.reserved) }]));
       const required = order.action === 'buy' ? notionalMicroDots(order.price, order.lots) : 0n;
       const cash = balances.get(accountId)?.cash ?? 0n;
       if (cash < required) {
@@ -234,7 +253,7 @@ export class TradingService implements Trading, MarketSettlement {
         result.restingRemainder > 0n ? (result.filled > 0n ? 'PARTIAL' : 'OPEN') : result.cancelledRemainder > 0n ? 'CANCELLED' : 'FILLED';
       const cancelReason =
         result.rejected === 'fok_not_fillable' ? 'fok_not_fillable' : result.cancelledRemainder > 0n ? `${order.timeInForce.toLowerCase()}_remainder` : null;
-      const inserted = await repo.insertOrder(tx, {
+      const newOrder: repo.NewOrderRow = {
         id,
         account_id: accountId,
         market_id: marketId,
@@ -254,8 +273,9 @@ export class TradingService implements Trading, MarketSettlement {
         expiration_ts: order.expiration,
         sequence,
         cancel_reason: cancelReason,
-      });
-      await this.persist(tx, changes, balances, { row: inserted, resting: result.restingRemainder });
+      };
+      // The order is inserted by the same statement as everything else (persist).
+      const inserted = (await this.persist(tx, changes, balances, { order: newOrder, resting: result.restingRemainder }, sink))!;
       // The row as inserted is the order's final state (persist writes only resting orders' rows): no read back.
       return orderView({ ...inserted, ticker: market.ticker });
     }).catch((error: { code?: string; constraint?: string }) => {
@@ -318,14 +338,14 @@ export class TradingService implements Trading, MarketSettlement {
       scope = String(market.id);
     }
     const marketIds = [...new Set((await repo.findLiveOrdersOfAccount(this.db, accountId, scope)).map((o) => String(o.market_id)))];
-    const cancelled = await inTransaction(this.db, async (tx) => {
+    const cancelled = await this.transaction(async (tx, sink) => {
       await repo.lockMarketsById(tx, marketIds);
       // Again under the locks: only markets locked here, and only orders still live.
       const locked = new Set(marketIds);
       const live = (await repo.findLiveOrdersOfAccount(tx, accountId, scope)).filter((o) => locked.has(String(o.market_id)));
       const changes = new Changeset();
       for (const row of live) changes.cancelResting(liveOrderOf(row), 'requested');
-      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()));
+      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()), undefined, sink);
       return live.length;
     });
     await this.refreshRollups(marketIds);
@@ -362,7 +382,7 @@ export class TradingService implements Trading, MarketSettlement {
     const remaining = parseDecreaseCount(count);
     const found = await repo.findOrder(this.db, accountId, id);
     if (!found) throw notFound(`no order '${clip(orderId)}'`);
-    await inTransaction(this.db, async (tx) => {
+    await this.transaction(async (tx, sink) => {
       await repo.lockMarketsById(tx, [String(found.market_id)]);
       const row = (await repo.findOrder(tx, accountId, id))!;
       if (!isLive(row)) throw conflict(`order '${id}' is ${row.status}, not live`);
@@ -374,7 +394,7 @@ export class TradingService implements Trading, MarketSettlement {
       }
       const changes = new Changeset();
       changes.decreaseResting(live, remaining);
-      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()));
+      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()), undefined, sink);
     });
     await this.refreshRollups([String(found.market_id)]);
   }
@@ -393,12 +413,12 @@ export class TradingService implements Trading, MarketSettlement {
       if (marketIds.length === 0) return total;
       for (const marketId of marketIds) {
         seen.add(marketId);
-        total += await inTransaction(this.db, async (tx) => {
+        total += await this.transaction(async (tx, sink) => {
           await repo.lockMarketsById(tx, [marketId]);
           const expired = await repo.findExpiredOrdersOfMarket(tx, marketId, now);
           const changes = new Changeset();
           for (const row of expired) changes.cancelResting(liveOrderOf(row), 'expired');
-          await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()));
+          await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()), undefined, sink);
           return expired.length;
         });
         await this.refreshRollups([marketId]);
@@ -540,6 +560,23 @@ export class TradingService implements Trading, MarketSettlement {
 
   // --- internals
 
+  /**
+   * One of this service's own trading transactions: `work` gets the transaction and a list for the feed's
+   * notification items (persist), which are sent once it has committed (nothing if it rolls back), so the
+   * transaction does not NOTIFY (which would make commits wait for each other on a global lock).
+   */
+  private async transaction<T>(work: (tx: Queryable, sink: FeedNotes) => Promise<T>): Promise<T> {
+    const sink: FeedNotes = [];
+    const result = await inTransaction(this.db, (tx) => work(tx, sink));
+    for (const items of sink) this.notifier.notify(items);
+    return result;
+  }
+
+  /** Resolves once the feed notifications of committed transactions have been sent (before closing the pool). */
+  async flushFeedNotifications(): Promise<void> {
+    await this.notifier.flush();
+  }
+
   /** Locks these accounts' balance rows (sorted, deduplicated); returns them in exact units. */
   private async lockBalances(tx: Queryable, accountIds: string[]): Promise<Map<string, { cash: bigint; reserved: bigint }>> {
     const rows = await repo.lockBalances(tx, [...new Set(accountIds)].sort());
@@ -552,7 +589,13 @@ export class TradingService implements Trading, MarketSettlement {
    * order a placement inserted). The balances must have been locked (`balances`); a change that would
    * leave one negative is a bug, reported as such (nothing is written).
    */
-  private async persist(tx: Queryable, changes: Changeset, balances: Map<string, { cash: bigint; reserved: bigint }>, placed?: PlacedOrder): Promise<void> {
+  private async persist(
+    tx: Queryable,
+    changes: Changeset,
+    balances: Map<string, { cash: bigint; reserved: bigint }>,
+    placement?: { order: repo.NewOrderRow; resting: bigint },
+    sink?: FeedNotes,
+  ): Promise<repo.ChangedOrderRow | undefined> {
     for (const [accountId, delta] of changes.balances) {
       const before = balances.get(accountId);
       if (!before) throw new Error(`balance of account ${accountId} changes but was not locked`);
@@ -560,17 +603,30 @@ export class TradingService implements Trading, MarketSettlement {
         throw new Error(`account ${accountId} would go negative (cash ${before.cash}${delta.cash}, reserved ${before.reserved}${delta.reserved})`);
       }
     }
-    const filled = await repo.fillOrders(tx, [...changes.makerFills].map(([id, lots]) => ({ id, count: formatLots(lots) })));
-    const cancelled: BookRemoval[] = await repo.cancelOrders(tx, changes.cancels);
-    const decreased: BookRemoval[] = [];
-    for (const d of changes.decreases) {
-      const removal = await repo.decreaseOrder(tx, d.id, formatLots(d.remaining));
-      if (removal) decreased.push(removal);
+    const positions: Array<{ accountId: string; marketId: string; side: 'yes' | 'no'; shares: string; reserved: string }> = [];
+    for (const p of changes.positions.values()) {
+      if (p.shares === 0n && p.reserved === 0n) continue;
+      positions.push({ accountId: p.accountId, marketId: p.marketId, side: p.side, shares: formatLots(p.shares), reserved: formatLots(p.reserved) });
     }
-
-    const tradeIds = await repo.insertTrades(
-      tx,
-      changes.trades.map((t) => ({
+    const markets: repo.TradingWrites['markets'][number][] = [];
+    for (const [marketId, m] of changes.markets) {
+      if (m.volume === 0n && m.liquidity === 0n && m.openInterest === 0n && m.lastYesPrice === undefined) continue;
+      markets.push({
+        marketId,
+        volume: formatLots(m.volume),
+        liquidity: formatMicroDots(m.liquidity),
+        openInterest: formatLots(m.openInterest),
+        lastYesPrice: m.lastYesPrice === undefined ? undefined : formatTicks(m.lastYesPrice),
+        lastNoPrice: m.lastYesPrice === undefined ? undefined : formatTicks(TICKS_PER_DOT - m.lastYesPrice),
+      });
+    }
+    // Every write in one statement (repo.persistChanges).
+    const written = await repo.persistChanges(tx, {
+      order: placement?.order,
+      makerFills: [...changes.makerFills].map(([id, lots]) => ({ id, count: formatLots(lots) })),
+      cancels: changes.cancels,
+      decreases: changes.decreases.map((d) => ({ id: d.id, remaining: formatLots(d.remaining) })),
+      trades: changes.trades.map((t) => ({
         market_id: t.marketId,
         yes_price: formatTicks(t.fill.yesPrice),
         count: formatLots(t.fill.lots),
@@ -579,14 +635,11 @@ export class TradingService implements Trading, MarketSettlement {
         taker_order_id: t.fill.taker.orderId,
         kind: t.fill.kind,
       })),
-    );
-    const fillIds = await repo.insertFills(
-      tx,
-      changes.trades.flatMap((t, i) =>
+      fills: changes.trades.flatMap((t, i) =>
         (['maker', 'taker'] as const).map((role) => {
           const party = t.fill[role];
           return {
-            trade_id: tradeIds[i]!,
+            trade: i,
             order_id: party.orderId,
             account_id: party.accountId,
             market_id: t.marketId,
@@ -598,30 +651,15 @@ export class TradingService implements Trading, MarketSettlement {
           };
         }),
       ),
-    );
-
-    const byMarket = new Map<string, Array<{ accountId: string; side: 'yes' | 'no'; shares: string; reserved: string }>>();
-    for (const p of changes.positions.values()) {
-      if (p.shares === 0n && p.reserved === 0n) continue;
-      const list = byMarket.get(p.marketId) ?? [];
-      list.push({ accountId: p.accountId, side: p.side, shares: formatLots(p.shares), reserved: formatLots(p.reserved) });
-      byMarket.set(p.marketId, list);
-    }
-    for (const [marketId, list] of byMarket) await repo.applyPositionChanges(tx, marketId, list);
-
-    await repo.applyBalanceChanges(
-      tx,
-      [...changes.balances]
+      positions,
+      balances: [...changes.balances]
         .filter(([, d]) => d.cash !== 0n || d.reserved !== 0n)
         .map(([accountId, d]) => ({ accountId, cash: formatMicroDots(d.cash), reserved: formatMicroDots(d.reserved) })),
-    );
-    await repo.insertLedgerEntries(
-      tx,
-      changes.ledger.map((m) => {
-        let reference: string;
+      ledger: changes.ledger.map((m) => {
+        let reference: string | { trade: number; role: 'maker' | 'taker' };
         if ('order' in m.reference) reference = m.reference.order;
         else if ('settlement' in m.reference) reference = m.reference.settlement;
-        else reference = fillIds.get(`${tradeIds[m.reference.trade]}:${m.reference.role}`)!;
+        else reference = { trade: m.reference.trade, role: m.reference.role };
         return {
           user_id: m.accountId,
           amount: formatMicroDots(m.amount),
@@ -631,23 +669,20 @@ export class TradingService implements Trading, MarketSettlement {
           market_id: m.marketId,
         };
       }),
-    );
-
-    const figures = new Map<string, repo.MarketFiguresRow>();
-    for (const [marketId, m] of changes.markets) {
-      if (m.volume === 0n && m.liquidity === 0n && m.openInterest === 0n && m.lastYesPrice === undefined) continue;
-      figures.set(marketId, await repo.updateMarketStats(tx, marketId, {
-        volume: formatLots(m.volume),
-        liquidity: formatMicroDots(m.liquidity),
-        openInterest: formatLots(m.openInterest),
-        lastYesPrice: m.lastYesPrice === undefined ? undefined : formatTicks(m.lastYesPrice),
-        lastNoPrice: m.lastYesPrice === undefined ? undefined : formatTicks(TICKS_PER_DOT - m.lastYesPrice),
-      }));
-    }
+      markets,
+    });
+    const { tradeIds, fillIds, filled, figures } = written;
+    const cancelled: BookRemoval[] = written.cancelled;
+    const decreased: BookRemoval[] = written.decreased;
+    const placed: PlacedOrder | undefined = placement && written.placed ? { row: written.placed, resting: placement.resting } : undefined;
 
     // The real-time feed's outbox record of all this (built from what the writes above returned), in one
-    // statement; every process's listener is notified when this transaction commits.
-    await feedRepo.appendFeedEvents(tx, outboxEntries({ changes, tradeIds, fillIds, filled, cancelled, decreased, placed, figures }));
+    // statement. Every process's listener is notified: by this process after the commit when the
+    // transaction is this service's own (`sink`, see transaction()), else by the transaction's commit.
+    const entries = outboxEntries({ changes, tradeIds, fillIds, filled, cancelled, decreased, placed, figures });
+    if (sink) sink.push(await feedRepo.appendFeedRecords(tx, entries));
+    else await feedRepo.appendFeedEvents(tx, entries);
+    return written.placed;
   }
 
   /**
@@ -660,7 +695,7 @@ export class TradingService implements Trading, MarketSettlement {
     const wanted = [...new Set(ids.flatMap((i) => (i.id ? [i.id] : [])))];
     const found = await repo.findOrdersOfAccount(this.db, accountId, wanted);
     const marketIds = [...new Set(found.filter(isLive).map((o) => String(o.market_id)))];
-    const results = await inTransaction(this.db, async (tx) => {
+    const results = await this.transaction(async (tx, sink) => {
       await repo.lockMarketsById(tx, marketIds);
       const current = new Map((await repo.findOrdersOfAccount(tx, accountId, wanted)).map((o) => [o.id, o]));
       const locked = new Set(marketIds);
@@ -675,7 +710,7 @@ export class TradingService implements Trading, MarketSettlement {
         changes.cancelResting(liveOrderOf(row), 'requested');
         return { orderId: raw };
       });
-      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()));
+      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()), undefined, sink);
       return out;
     });
     await this.refreshRollups(marketIds);
@@ -711,16 +746,41 @@ export class TradingService implements Trading, MarketSettlement {
   }
 
   /**
-   * Event rollups (volume, liquidity, open interest) follow their markets. Recomputed after the trading
-   * transaction commits (see repo.refreshEventRollups for why not inside it); idempotent, so a failure here
-   * leaves nothing the next refresh does not repair, and is not the client's failure.
+   * Event rollups (volume, liquidity, open interest) follow their markets. Not refreshed on the request
+   * path: the markets a committed transaction changed are remembered here, and flushRollups (run every
+   * 250 ms by the server's background loop, and when it stops) recomputes their events, once per event
+   * however many changes there were. Idempotent, so it is safe with several processes (each refreshes
+   * what it committed, after committing it) and a failed refresh is simply retried on the next flush.
    */
-  private async refreshRollups(marketIds: string[]): Promise<void> {
-    if (marketIds.length === 0 || marketIds.every((id) => id === '')) return;
+  private refreshRollups(marketIds: string[]): Promise<void> {
+    for (const id of marketIds) if (id !== '') this.dirtyMarkets.add(id);
+    return Promise.resolve();
+  }
+
+  private readonly dirtyMarkets = new Set<string>();
+  private flushing: Promise<number> | undefined;
+
+  /**
+   * Recomputes the event rollups of every market changed since the last flush; returns how many markets
+   * that covered. One flush at a time per service (a call during one waits for it, then flushes again).
+   */
+  async flushRollups(): Promise<number> {
+    while (this.flushing) await this.flushing.catch(() => undefined);
+    if (this.dirtyMarkets.size === 0) return 0;
+    const marketIds = [...this.dirtyMarkets];
+    this.dirtyMarkets.clear();
+    this.flushing = repo.refreshEventRollups(this.db, marketIds).then(
+      () => marketIds.length,
+      (error: unknown) => {
+        // Not lost: retried on the next flush.
+        for (const id of marketIds) this.dirtyMarkets.add(id);
+        throw error;
+      },
+    );
     try {
-      await repo.refreshEventRollups(this.db, marketIds.filter((id) => id !== ''));
-    } catch {
-      // Deliberately ignored: the order change is committed; rollups are recomputed on the next change.
+      return await this.flushing;
+    } finally {
+      this.flushing = undefined;
     }
   }
 }
