@@ -30,8 +30,10 @@
  * EXPLAIN ANALYZE execution time (BENCH_EXPLAIN=plans: the whole plans), replayed in one transaction with the
  * session settings the service set before it.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -111,8 +113,8 @@ async function close(server: Server): Promise<void> {
   });
 }
 
-async function getJson(url: string): Promise<any> {
-  const response = await fetch(url);
+async function getJson(url: string, headers: Record<string, string> = {}): Promise<any> {
+  const response = await fetch(url, { headers });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${text.slice(0, 500)}`);
   return JSON.parse(text);
@@ -234,16 +236,32 @@ interface Captured {
   bindings: unknown[];
 }
 
-/** The statements the service runs for one request (knex's query events, BEGIN/SET/COMMIT included). */
+const captureContext = new AsyncLocalStorage<string>();
+
+/**
+ * The statements the service runs for one request (knex's query events, BEGIN/SET/COMMIT included), and only
+ * that request's: the request carries a marker header, and a listener placed before the app's on the server
+ * enters an async context for it, which the query events are checked against. Whatever else runs meanwhile
+ * (the trading expiry sweep, say) is left out.
+ */
 async function captureStatements(service: RunningService, url: string): Promise<Captured[]> {
   const captured: Captured[] = [];
-  const listener = (data: { sql: string; bindings?: unknown[] }) => captured.push({ sql: data.sql, bindings: data.bindings ?? [] });
+  const token = randomUUID();
+  const mark = (request: IncomingMessage) => {
+    if (request.headers['x-bench-capture'] === token) captureContext.enterWith(token);
+  };
+  const listener = (data: { sql: string; bindings?: unknown[] }) => {
+    if (captureContext.getStore() === token) captured.push({ sql: data.sql, bindings: data.bindings ?? [] });
+  };
+  service.server.prependListener('request', mark);
   service.db.on('query', listener);
   try {
-    await getJson(url);
+    await getJson(url, { 'x-bench-capture': token });
   } finally {
     service.db.removeListener('query', listener);
+    service.server.removeListener('request', mark);
   }
+  if (captured.length === 0) throw new Error(`GET ${url}: no statement was captured`);
   return captured;
 }
 
