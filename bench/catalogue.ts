@@ -32,8 +32,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -47,6 +46,7 @@ import { startService, type RunningService } from '../src/server.js';
 import { createBaseline, type Baseline } from './catalogue-baseline.js';
 import { prepareDatabase, type BenchDatabase } from './catalogue-db.js';
 import { startCpuShare } from './cpu-share.js';
+import { close, listen, reportTargets } from './lib.js';
 
 const require = createRequire(import.meta.url);
 
@@ -96,22 +96,6 @@ const WALK_PAGE = 500;
 
 const log = (line: string) => console.log(`bench:catalogue: ${line}`);
 
-async function listen(app: Koa): Promise<{ server: Server; url: string }> {
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  server.keepAliveTimeout = 60_000;
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-async function close(server: Server): Promise<void> {
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-}
 
 async function getJson(url: string, headers: Record<string, string> = {}): Promise<any> {
   const response = await fetch(url, { headers });
@@ -446,11 +430,7 @@ async function main(): Promise<void> {
       ok: ratio <= TARGET_DEEP_P50,
       text: `keyset ${deep.depth.toLocaleString('en')} deep: p50 ${deepRow.measured.result.latency.p50} ms = ${ratio.toFixed(2)}x the first page's ${first.measured.result.latency.p50} ms (target <= ${TARGET_DEEP_P50}x)`,
     });
-    console.log('\ntargets:');
-    for (const { ok, text } of verdicts) console.log(`  ${ok ? 'met   ' : 'MISSED'}  ${text}`);
-    const missed = verdicts.filter((v) => !v.ok).length;
-    console.log(missed === 0 ? '\nall targets met' : `\n${missed} target(s) missed`);
-    if (missed > 0) process.exitCode = 1;
+    reportTargets(verdicts);
   } finally {
     await cleanup();
   }

@@ -22,8 +22,6 @@
  * BENCH_WORKERS=0 runs autocannon in the server's own thread instead of a worker thread.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -39,6 +37,7 @@ import { createApiMiddleware, type DispatchEntry, type OperationImplementation }
 import { docsAssets, requestLifecycle } from '../src/http/middleware.js';
 import { createLogger, logDestination } from '../src/logger.js';
 import type { Services } from '../src/services.js';
+import { close, listen } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -151,23 +150,6 @@ function fullStack(dispatcher: Koa.Middleware, logLevel: string): Koa {
   return app;
 }
 
-async function listen(app: Koa): Promise<{ server: Server; url: string }> {
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  // keep-alive across the whole run, as autocannon's connections expect
-  server.keepAliveTimeout = 60_000;
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-async function close(server: Server): Promise<void> {
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-}
 
 async function expectStatus(url: string, status: number, init?: RequestInit): Promise<void> {
   const response = await fetch(url, init);

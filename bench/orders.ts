@@ -48,6 +48,7 @@ import { loadConfig } from '../src/config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { createLogger } from '../src/logger.js';
 import { startService, type RunningService } from '../src/server.js';
+import { reportTargets } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATA_DIR = path.join(root, '.data/bench-orders');
@@ -794,11 +795,7 @@ async function main(): Promise<void> {
       { ok: batch.p50 < TARGET_BATCH_MS, text: `batch cancel of ${BATCH}: p50 ${fmt(batch.p50, 1)} ms, max ${fmt(batch.max, 1)} ms (target p50 < ${TARGET_BATCH_MS} ms)` },
       { ok: rows.every((row) => row.failed === 0), text: `failed requests: ${rows.reduce((n, row) => n + row.failed, 0)} (target 0)` },
     ];
-    console.log('\ntargets:');
-    for (const { ok, text } of verdicts) console.log(`  ${ok ? 'met   ' : 'MISSED'}  ${text}`);
-    const missed = verdicts.filter((v) => !v.ok).length;
-    console.log(missed === 0 ? '\nall targets met' : `\n${missed} target(s) missed`);
-    if (missed > 0) process.exitCode = 1;
+    reportTargets(verdicts);
   } finally {
     await cleanup();
   }
