@@ -100,11 +100,24 @@ export const presentEventAnalytics = (row: EventAnalyticsRow): Schemas['EventAna
 });
 
 /** One event of `GET /api/events`: the native event, plus its markets and analytics when asked for. */
-export const presentEventListItem = (item: EventWithDetails): Schemas['EventListItem'] => ({
-  ...presentEvent(item.event),
-  ...(item.markets ? { markets: item.markets.map(presentMarketSummary) } : {}),
-  ...(item.analytics ? { analytics: presentEventAnalytics(item.analytics) } : {}),
-});
+export const presentEventListItem = (item: EventWithDetails): Schemas['EventListItem'] => {
+  const event = item.event;
+  const out: Schemas['EventListItem'] = {
+    id: String(event.id),
+    eventTicker: event.ticker,
+    seriesTicker: event.series_ticker,
+    title: event.title,
+    mutuallyExclusive: event.mutually_exclusive,
+    strikeDate: isoZ(event.strike_date),
+    description: event.description,
+    status: event.status,
+    createdAt: isoZ(event.created_at),
+    updatedAt: isoZ(event.updated_at),
+  };
+  if (item.markets) out.markets = item.markets.map(presentMarketSummary);
+  if (item.analytics) out.analytics = presentEventAnalytics(item.analytics);
+  return out;
+};
 
 /** `GET /api/events/{event_ticker}`: `{event, markets?, analytics?}`. */
 export const presentEventDetail = (item: EventWithDetails): Schemas['EventDetail'] => ({

@@ -11,16 +11,17 @@ type Schemas = components['schemas'];
  * Timestamps carry `+00:00`; ids are strings; money is decimal strings.
  */
 
-const identity = (e: CompatEventRow) => ({ id: String(e.id), ticker: e.ticker, slug: e.slug, title: e.title });
-const state = (e: CompatEventRow) => ({ active: e.status === 'ACTIVE', closed: e.status !== 'ACTIVE' });
-
 export const presentCompatEventListItem = (e: CompatEventRow): Schemas['CompatEventListItem'] => ({
-  ...identity(e),
+  id: String(e.id),
+  ticker: e.ticker,
+  slug: e.slug,
+  title: e.title,
   description: e.description,
   startDate: isoOffset(e.start_date),
   creationDate: isoOffset(e.created_at),
   endDate: isoOffset(e.strike_date),
-  ...state(e),
+  active: e.status === 'ACTIVE',
+  closed: e.status !== 'ACTIVE',
   archived: false,
   commentsEnabled: true,
   enableOrderBook: true,
@@ -32,56 +33,92 @@ export const presentCompatEventListItem = (e: CompatEventRow): Schemas['CompatEv
   ended: e.ended,
 });
 
-const money = (e: CompatEventRow) => ({ liquidity: decimal(e.liquidity), volume: decimal(e.volume), openInterest: decimal(e.open_interest) });
-
 export const presentCompatEvent = (e: CompatEventDetailRow): Schemas['CompatEvent'] => ({
-  ...presentCompatEventListItem(e),
+  id: String(e.id),
+  ticker: e.ticker,
+  slug: e.slug,
+  title: e.title,
+  description: e.description,
+  startDate: isoOffset(e.start_date),
+  creationDate: isoOffset(e.created_at),
+  endDate: isoOffset(e.strike_date),
+  active: e.status === 'ACTIVE',
+  closed: e.status !== 'ACTIVE',
+  archived: false,
+  commentsEnabled: true,
+  enableOrderBook: true,
+  negRisk: e.mutually_exclusive,
+  enableNegRisk: e.mutually_exclusive,
+  eventDate: utcDay(e.start_date),
+  seriesSlug: e.series_slug,
+  live: e.live,
+  ended: e.ended,
   startTime: isoOffset(e.start_date),
   createdAt: isoOffset(e.created_at),
   updatedAt: isoOffset(e.updated_at),
-  ...money(e),
+  liquidity: decimal(e.liquidity),
+  volume: decimal(e.volume),
+  openInterest: decimal(e.open_interest),
   liquidityClob: decimal(e.liquidity),
   series: [{ id: String(e.series_id), ticker: e.series_ticker, slug: e.series_slug, title: e.series_title, active: true, closed: false, archived: false }],
   analytics: presentEventAnalytics(e),
 });
 
 export const presentCompatEventBySlug = (e: CompatEventDetailRow): Schemas['CompatEventBySlug'] => ({
-  ...identity(e),
+  id: String(e.id),
+  ticker: e.ticker,
+  slug: e.slug,
+  title: e.title,
   description: e.description,
-  ...state(e),
+  active: e.status === 'ACTIVE',
+  closed: e.status !== 'ACTIVE',
   commentsEnabled: true,
   enableOrderBook: true,
   negRisk: e.mutually_exclusive,
   seriesSlug: e.series_slug,
   live: e.live,
   ended: e.ended,
-  ...money(e),
+  liquidity: decimal(e.liquidity),
+  volume: decimal(e.volume),
+  openInterest: decimal(e.open_interest),
   analytics: presentEventAnalytics(e),
 });
 
 export const presentCompatEventKeysetItem = (e: CompatEventRow): Schemas['CompatEventKeysetItem'] => ({
-  ...identity(e),
+  id: String(e.id),
+  ticker: e.ticker,
+  slug: e.slug,
+  title: e.title,
   description: e.description,
   startDate: isoOffset(e.start_date),
   endDate: isoOffset(e.strike_date),
   createdAt: isoOffset(e.created_at),
   updatedAt: isoOffset(e.updated_at),
-  ...state(e),
+  active: e.status === 'ACTIVE',
+  closed: e.status !== 'ACTIVE',
   enableOrderBook: true,
   negRisk: e.mutually_exclusive,
   seriesSlug: e.series_slug,
 });
 
 export const presentCompatEventPaginationItem = (e: CompatEventRow): Schemas['CompatEventPaginationItem'] => ({
-  ...identity(e),
-  ...state(e),
+  id: String(e.id),
+  ticker: e.ticker,
+  slug: e.slug,
+  title: e.title,
+  active: e.status === 'ACTIVE',
+  closed: e.status !== 'ACTIVE',
   ended: e.ended,
 });
 
 /** A resolved or ended event; an ACTIVE one past its strike time closed at its strike time. */
 export const presentCompatEventResult = (e: CompatEventRow): Schemas['CompatEventResult'] => ({
-  ...identity(e),
-  ...state(e),
+  id: String(e.id),
+  ticker: e.ticker,
+  slug: e.slug,
+  title: e.title,
+  active: e.status === 'ACTIVE',
+  closed: e.status !== 'ACTIVE',
   ended: e.ended,
   closedTime: isoOffset(e.closed_time ?? e.strike_date),
 });

@@ -138,11 +138,15 @@ function filteredEvents(db: Queryable, filter: EventFilter): Knex.QueryBuilder {
   return q;
 }
 
-/** Joins a page of events (a derived table `e`) to their series and adds the computed flags. */
-function withSeries(db: Queryable, page: Knex.QueryBuilder, extra: Array<string | Knex.Raw> = []): Knex.QueryBuilder {
-  return db
-    .from(page.as('e'))
+/**
+ * Joins the events of `q` (events, or a derived table of them, as `e`) to their series and selects the row
+ * columns with the computed flags. The join is part of the paged query itself, so that each event of the page
+ * finds its series through `series_pkey` instead of the page being joined to all of `series` afterwards.
+ */
+function withSeries(db: Queryable, q: Knex.QueryBuilder, extra: Array<string | Knex.Raw> = []): Knex.QueryBuilder {
+  return q
     .join('series as s', 's.id', 'e.series_id')
+    .clearSelect()
     .select(
       'e.id', 'e.ticker', 'e.slug', 'e.title', 'e.description', 'e.mutually_exclusive', 'e.status', 'e.start_date', 'e.strike_date',
       'e.closed_time', 'e.volume', 'e.liquidity', 'e.open_interest', 'e.created_at', 'e.updated_at', 'e.series_id',
@@ -158,10 +162,9 @@ function orderBy(q: Knex.QueryBuilder, order: EventOrder): Knex.QueryBuilder {
   return q.orderBy('e.id', direction);
 }
 
-/** One offset page: the events are chosen on `events` alone, then joined to their series. */
+/** One offset page of the matching events, each joined to its series. */
 export async function listEventsByOffset(db: Queryable, filter: EventFilter, order: EventOrder, window: { offset: number; limit: number }): Promise<CompatEventRow[]> {
-  const page = orderBy(filteredEvents(db, filter).select('e.*'), order).offset(window.offset).limit(window.limit);
-  return orderBy(withSeries(db, page), order);
+  return orderBy(withSeries(db, filteredEvents(db, filter)), order).offset(window.offset).limit(window.limit);
 }
 
 /** Up to this many ACTIVE events past their strike time are handed to the results query as an id list. */
@@ -187,8 +190,7 @@ export async function listEndedEventsByOffset(db: Queryable, filter: EventFilter
     if (pastStrikeIds.length <= PAST_STRIKE_ID_LIST) pastStrike.whereRaw('e.id = any(?::bigint[])', [pastStrikeIds]);
     source = db.raw('(? union all ?)', [inactive, orderBy(pastStrike, order).limit(end)]);
   }
-  const page = orderBy(db.select('e.*').from(db.raw('? as e', [source])), order).offset(window.offset).limit(window.limit);
-  return orderBy(withSeries(db, page), order);
+  return orderBy(withSeries(db, db.from(db.raw('? as e', [source]))), order).offset(window.offset).limit(window.limit);
 }
 
 /** Matching events, counted up to `cap` (so the cost of the count is bounded). */
@@ -224,21 +226,18 @@ export async function listEventsByKeyset(
 ): Promise<CompatEventKeysetRow[]> {
   const direction = order.ascending ? 'asc' : 'desc';
   const comparison = order.ascending ? '>' : '<';
-  const page = filteredEvents(db, filter).select('e.*');
+  const page = withSeries(db, filteredEvents(db, filter), [db.raw(`${sortValueSql(order.column)} as sort_value`)]);
   if (after) {
     if (order.column === 'id') page.whereRaw(`e.id ${comparison} ?::bigint`, [after.id]);
     else page.whereRaw(`(e.${order.column}, e.id) ${comparison} (?::${sortValueCast(order.column)}, ?::bigint)`, [after.value, after.id]);
   }
   if (order.column !== 'id') page.orderBy(`e.${order.column}`, direction);
-  page.orderBy('e.id', direction).limit(limit);
-  const q = withSeries(db, page, [db.raw(`${sortValueSql(order.column)} as sort_value`)]);
-  if (order.column !== 'id') q.orderBy(`e.${order.column}`, direction);
-  return q.orderBy('e.id', direction);
+  return page.orderBy('e.id', direction).limit(limit);
 }
 
 /** The event whose id or ticker is `value`, or whose slug or ticker is `value`, with its analytics. */
 export async function findEventDetail(db: Queryable, by: 'idOrTicker' | 'slugOrTicker', value: string): Promise<CompatEventDetailRow | undefined> {
-  const page = db('events as e').select('e.*');
+  const page = withSeries(db, db('events as e'), [db.raw('e.id as event_id')]);
   if (by === 'idOrTicker') {
     if (NUMERIC_ID.test(value)) page.where((w) => w.where('e.id', value).orWhere('e.ticker', value));
     else page.where('e.ticker', value);
@@ -248,7 +247,9 @@ export async function findEventDetail(db: Queryable, by: 'idOrTicker' | 'slugOrT
     page.where((w) => w.where('e.slug', value).orWhere('e.ticker', value)).orderByRaw('(e.slug = ?) desc', [value]);
   }
   page.limit(1);
-  return withSeries(db, page, [db.raw('e.id as event_id'), db.raw('a.*')])
+  return db
+    .from(page.as('e'))
+    .select('e.*', db.raw('a.*'))
     .joinRaw(
       `cross join lateral (
         select

@@ -39,21 +39,24 @@ export function encodeCursor(collection: string, key: Key): string {
   return Buffer.from(JSON.stringify({ v: VERSION, c: collection, k: key }), 'utf8').toString('base64url');
 }
 
+/** The error of a cursor that does not decode: built only when one is refused. */
+const malformed = () =>
+  invalid(`cursor is not a cursor of this collection; pass back the cursor of the previous page verbatim`, [
+    { location: 'query', path: 'cursor', message: 'malformed cursor' },
+  ]);
+
 export function decodeCursor(
   collection: string,
   cursor: string,
   shape: readonly KeyPart[],
   options: { maxLength?: number } = {},
 ): Array<string | number> {
-  const malformed = invalid(`cursor is not a cursor of this collection; pass back the cursor of the previous page verbatim`, [
-    { location: 'query', path: 'cursor', message: 'malformed cursor' },
-  ]);
-  if (cursor.length > (options.maxLength ?? CURSOR_MAX_LENGTH) || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw malformed;
+  if (cursor.length > (options.maxLength ?? CURSOR_MAX_LENGTH) || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw malformed();
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw malformed;
+    throw malformed();
   }
   const { v, c, k } = (parsed ?? {}) as { v?: unknown; c?: unknown; k?: unknown };
   if (
@@ -63,7 +66,7 @@ export function decodeCursor(
     k.length !== shape.length ||
     !shape.every((part, i) => PART_CHECKS[part](k[i]))
   ) {
-    throw malformed;
+    throw malformed();
   }
   return k as Array<string | number>;
 }
