@@ -35,11 +35,7 @@ async function order(token: string, body: Record<string, unknown>): Promise<Reco
   return response.body.order;
 }
 
-async function read(path: string, token?: string): Promise<any> {
-  const response = await api.get(path, { token });
-  if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(response.body)}`);
-  return response.body;
-}
+const read = (path: string, token?: string) => api.read(path, token);
 
 const balance = (token: string) => read('/api/portfolio/balance', token);
 const getOrder = (token: string, id: string) => api.get(`/api/portfolio/orders/${id}`, { token });
@@ -47,21 +43,7 @@ const cancel = (token: string, id: string) => api.delete(`/api/portfolio/orders/
 const decrease = (token: string, id: string, count: unknown) => api.post(`/api/portfolio/orders/${id}/decrease`, { count }, { token });
 const batch = (method: string, path: string, token: string, body: unknown) => api.request(method, path, { token, body });
 
-/** Every page of a cursor collection, following `cursor` until it is null. */
-async function walk(path: string, key: string, token?: string): Promise<{ items: any[]; pages: number }> {
-  const items: any[] = [];
-  let pages = 0;
-  let cursor: string | null = '';
-  const separator = path.includes('?') ? '&' : '?';
-  while (cursor !== null) {
-    const body: any = await read(cursor === '' ? path : `${path}${separator}cursor=${encodeURIComponent(cursor)}`, token);
-    items.push(...body[key]);
-    pages += 1;
-    cursor = body.cursor;
-    if (pages > 500) throw new Error('the cursor walk does not end');
-  }
-  return { items, pages };
-}
+const walk = (path: string, key: string, token?: string) => api.walk(path, key, token);
 
 describe('POST /api/portfolio/orders', () => {
   it('places a resting limit order with the documented defaults and reserves price x count', async () => {

@@ -36,11 +36,7 @@ async function order(token: string, body: Record<string, unknown>): Promise<Reco
   return response.body.order;
 }
 
-async function read(path: string, token?: string): Promise<any> {
-  const response = await api.get(path, { token });
-  if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(response.body)}`);
-  return response.body;
-}
+const read = (path: string, token?: string) => api.read(path, token);
 
 const balance = (token: string) => read('/api/portfolio/balance', token);
 const book = async (ticker: string) => (await read(`/api/markets/${ticker}/orderbook`)).orderbook;
@@ -48,21 +44,7 @@ const fills = async (token: string, ticker: string) => (await read(`/api/portfol
 const positions = async (token: string, ticker: string) => (await read(`/api/portfolio/positions?ticker=${ticker}`, token)).positions;
 const trades = async (ticker: string) => (await read(`/api/markets/trades?ticker=${ticker}`)).trades;
 
-/** Every page of a cursor collection, following `cursor` until it is null. */
-async function walk(path: string, key: string, token?: string): Promise<{ items: any[]; pages: number }> {
-  const items: any[] = [];
-  let pages = 0;
-  let cursor: string | null = '';
-  const separator = path.includes('?') ? '&' : '?';
-  while (cursor !== null) {
-    const body: any = await read(cursor === '' ? path : `${path}${separator}cursor=${encodeURIComponent(cursor)}`, token);
-    items.push(...body[key]);
-    pages += 1;
-    cursor = body.cursor;
-    if (pages > 500) throw new Error('the cursor walk does not end');
-  }
-  return { items, pages };
-}
+const walk = (path: string, key: string, token?: string) => api.walk(path, key, token);
 
 describe('two accounts crossing', () => {
   it('trades at the maker price, and shows it in orders, fills, positions, balances, the tape and the book', async () => {

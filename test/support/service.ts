@@ -61,6 +61,29 @@ export class ApiClient {
   post = <T = any>(path: string, body?: unknown, options?: RequestOptions) => this.request<T>('POST', path, { ...options, body });
   delete = <T = any>(path: string, options?: RequestOptions) => this.request<T>('DELETE', path, options);
 
+  /** The body of a GET that must answer 200. */
+  async read(path: string, token?: string): Promise<any> {
+    const response = await this.get(path, { token });
+    if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body;
+  }
+
+  /** Every page of a cursor collection, following `cursor` until it is null. */
+  async walk(path: string, key: string, token?: string): Promise<{ items: any[]; pages: number }> {
+    const items: any[] = [];
+    let pages = 0;
+    let cursor: string | null = '';
+    const separator = path.includes('?') ? '&' : '?';
+    while (cursor !== null) {
+      const body: any = await this.read(cursor === '' ? path : `${path}${separator}cursor=${encodeURIComponent(cursor)}`, token);
+      items.push(...body[key]);
+      pages += 1;
+      cursor = body.cursor;
+      if (pages > 500) throw new Error('the cursor walk does not end');
+    }
+    return { items, pages };
+  }
+
   /** Registers a fresh account and returns its token and user. */
   async register(overrides: Record<string, string> = {}): Promise<{ token: string; user: { id: string; email: string; role: string } }> {
     const email = `user-${randomBytes(5).toString('hex')}@example.com`;
