@@ -20,33 +20,6 @@ export interface TradingMarketRow {
   status: 'ACTIVE' | 'CLOSED' | 'RESOLVED';
 }
 
-export interface OrderRow {
-  id: string;
-  account_id: string;
-  market_id: string;
-  ticker: string;
-  side: OrderSide;
-  action: OrderActionColumn;
-  price: string;
-  count: string;
-  remaining: string;
-  filled: string;
-  cancelled: string;
-  status: OrderStatusColumn;
-  time_in_force: 'GTC' | 'IOC' | 'FOK';
-  post_only: boolean;
-  reduce_only: boolean;
-  client_order_id: string;
-  builder_code: string;
-  expiration_ts: Date | null;
-  sequence: string;
-  cancel_reason: string | null;
-  created_at: Date;
-  updated_at: Date;
-  /** created_at with microseconds, for cursors. */
-  sort_created_at: string;
-}
-
 export interface NewOrderRow {
   id: string;
   account_id: string;
@@ -67,6 +40,15 @@ export interface NewOrderRow {
   expiration_ts: Date | null;
   sequence: string;
   cancel_reason: string | null;
+}
+
+/** An order as read back: the stored columns, its market's ticker and the sort key of its cursors. */
+export interface OrderRow extends NewOrderRow {
+  ticker: string;
+  created_at: Date;
+  updated_at: Date;
+  /** created_at with microseconds, for cursors. */
+  sort_created_at: string;
 }
 
 export interface BalanceRow {
