@@ -33,7 +33,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -46,24 +45,7 @@ import { startService, type RunningService } from '../src/server.js';
 import { createBaseline, type Baseline } from './catalogue-baseline.js';
 import { prepareDatabase, type BenchDatabase } from './catalogue-db.js';
 import { startCpuShare } from './cpu-share.js';
-import { close, listen, reportTargets } from './lib.js';
-
-const require = createRequire(import.meta.url);
-
-interface Histogram {
-  average: number;
-  p50: number;
-  p99: number;
-}
-interface AutocannonResult {
-  requests: Histogram & { total: number };
-  latency: Histogram;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  statusCodeStats: Record<string, { count: number }>;
-}
-const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<AutocannonResult>;
+import { type AutocannonResult, autocannon, close, listen, reportTargets } from './lib.js';
 
 const { values: args } = parseArgs({
   options: {

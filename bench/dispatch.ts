@@ -37,26 +37,11 @@ import { createApiMiddleware, type DispatchEntry, type OperationImplementation }
 import { docsAssets, requestLifecycle } from '../src/http/middleware.js';
 import { createLogger, logDestination } from '../src/logger.js';
 import type { Services } from '../src/services.js';
-import { close, listen } from './lib.js';
+import { type AutocannonResult, autocannon, close, listen } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 
-interface Histogram {
-  average: number;
-  p50: number;
-  p99: number;
-}
-interface AutocannonResult {
-  requests: Histogram & { total: number };
-  latency: Histogram;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  totalRequests: number;
-  statusCodeStats: Record<string, { count: number }>;
-}
-const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<AutocannonResult>;
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);

@@ -1,7 +1,27 @@
 /** What the benchmarks share: a Koa app on a free loopback port, and the verdict on their targets. */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type Koa from 'koa';
+
+interface Histogram {
+  average: number;
+  p50: number;
+  p99: number;
+}
+
+/** The part of autocannon's result the benchmarks read (autocannon ships no types). */
+export interface AutocannonResult {
+  requests: Histogram & { total: number };
+  latency: Histogram;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  totalRequests: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+
+export const autocannon = createRequire(import.meta.url)('autocannon') as (options: Record<string, unknown>) => Promise<AutocannonResult>;
 
 export async function listen(app: Koa): Promise<{ server: Server; url: string }> {
   const server = app.listen(0, '127.0.0.1');
