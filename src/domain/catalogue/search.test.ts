@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { searchedText, searchTerms } from './search.js';
+import { prefixEnd, searchedText, searchTerms } from './search.js';
 
 describe('searchedText', () => {
   it('trims, removes NUL and keeps the first 100 characters (code points), case kept', () => {
@@ -19,6 +19,8 @@ describe('searchTerms', () => {
       prefix: 'fed\\_50\\%%',
       upperPrefix: 'FED\\_50\\%%',
       contains: '%fed\\_50\\%%',
+      prefixEnd: 'fed_50&',
+      upperPrefixEnd: 'FED_50&',
     });
     expect(searchTerms('a\\b')?.prefix).toBe('a\\\\b%');
   });
@@ -29,5 +31,27 @@ describe('searchTerms', () => {
     expect(searchTerms('abc')?.contains).toBe('%abc%');
     expect(searchTerms('%%')).toBeUndefined();
     expect(searchTerms("' --")).toBeUndefined();
+  });
+});
+
+describe('prefixEnd', () => {
+  const starts = (text: string, prefix: string) => text.startsWith(prefix);
+  const below = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b)) < 0;
+
+  it('is above every string with the prefix and below the next prefix, in UTF-8 byte order', () => {
+    expect(prefixEnd('price')).toBe('pricf');
+    expect(prefixEnd('az')).toBe('a{');
+    expect(prefixEnd('a\u{10FFFF}')).toBe('b');
+    expect(prefixEnd('a\uD7FF')).toBe('a\uE000');
+    for (const [prefix, text] of [['price', 'prices'], ['price', 'price\u{10FFFF}x'], ['é', 'éa'], ['a\uD7FF', 'a\uD7FF😀']] as const) {
+      expect(starts(text, prefix)).toBe(true);
+      expect(below(text, prefixEnd(prefix))).toBe(true);
+      expect(below(prefix, prefixEnd(prefix))).toBe(true);
+    }
+    expect(below(prefixEnd('price'), 'pricf')).toBe(false);
+  });
+
+  it('refuses text of U+10FFFF only', () => {
+    expect(() => prefixEnd('\u{10FFFF}')).toThrow();
   });
 });

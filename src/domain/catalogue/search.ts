@@ -20,6 +20,20 @@ export function searchedText(q: string): string {
 }
 
 /**
+ * The least string above every string that starts with `text`, in code point order (the order of
+ * `collate "C"` on UTF-8): `text` with its last code point incremented (trailing U+10FFFF dropped first,
+ * surrogates skipped). `text` must have a code point below U+10FFFF.
+ */
+export function prefixEnd(text: string): string {
+  const points = Array.from(text, (c) => c.codePointAt(0)!);
+  while (points.at(-1) === 0x10ffff) points.pop();
+  const last = points.pop();
+  if (last === undefined) throw new Error('prefixEnd: no code point below U+10FFFF');
+  points.push(last + 1 === 0xd800 ? 0xe000 : last + 1);
+  return String.fromCodePoint(...points);
+}
+
+/**
  * The forms of the text the query binds, or undefined when nothing can match: text with no letter or digit
  * has no trigram and equals no ticker, slug or username worth finding, and would make a trigram index
  * scan everything.
@@ -33,6 +47,8 @@ export function searchTerms(text: string): SearchTerms | undefined {
     upper,
     prefix: `${escapeLike(lower)}%`,
     upperPrefix: `${escapeLike(upper)}%`,
+    prefixEnd: prefixEnd(lower),
+    upperPrefixEnd: prefixEnd(upper),
     contains: TRIGRAM_RUN.test(lower) ? `%${escapeLike(lower)}%` : undefined,
   };
 }
@@ -46,12 +62,14 @@ export class CatalogueSearchService {
     const limit = params.limit ?? SEARCH_DEFAULT_LIMIT;
     const terms = Array.from(query).length >= SEARCH_TEXT_MIN ? searchTerms(query) : undefined;
     if (!terms) return { query, results: [] };
-    // Exact and prefix matches rank above every other match: the second step only fills what they leave.
-    const first = await search.searchByPrefix(this.db, terms, limit, limit);
-    if (first.length >= limit) return { query, results: first };
-    // Up to `limit - 1` of the candidates of each way of matching may be exact or prefix matches (already
-    // found above): twice the limit still leaves enough of the others.
-    const rest = await search.searchBySimilarity(this.db, terms, limit - first.length, 2 * limit);
-    return { query, results: [...first, ...rest] };
+    const results = await search.inSearchSession(this.db, async (session) => {
+      // Exact and prefix matches rank above every other match: the second step only fills what they leave.
+      const first = await search.searchByPrefix(session, terms, limit, limit);
+      if (first.length >= limit) return first;
+      // Up to `limit - 1` of the candidates of each way of matching may be exact or prefix matches (already
+      // found above): twice the limit still leaves enough of the others.
+      return [...first, ...(await search.searchBySimilarity(session, terms, limit - first.length, 2 * limit))];
+    });
+    return { query, results };
   }
 }
