@@ -91,11 +91,21 @@ const searchCandidates = (p: string) => `
          case when lower(u.username) = $1 or lower(u.name) = $1 then 0 when lower(u.username) like $3 or lower(u.name) like $3 then 1 else 2 end
     from users u where u.id in (select id from ${p}profile_ids) and u.username <> ''`;
 
+/** Rank-2 candidates of one kind: the first $7 containing the text, then, only if fewer, the first $7 word-similar. */
+const similarIds = (name: string, from: string, contains: string, similar: string) => {
+  const alias = from.split(' ')[1]!;
+  return `s_${name}_contains as (select ${alias}.id from ${from} where ${contains} limit $7),
+  s_${name}_ids as (select id from s_${name}_contains
+    union (select ${alias}.id from ${from} where (${similar}) and (select count(*) from s_${name}_contains) < $7 limit $7))`;
+};
+
 /**
- * `/api/search?q=...`: exact and prefix matches (each way of matching cut at the page size), then the other
- * matches (text anywhere, `like '%text%'`, or word-similar, `<%`; each cut at twice the page size), ranked
- * by tier, kind, word similarity, similarity, id; the first page-size rows. One statement for both steps
- * of the service (tiers 0-1 of the first step rank above every tier-2 row of the second).
+ * `/api/search?q=...`: exact and prefix matches (each way of matching cut at the page size) ranked by tier,
+ * kind, word similarity, similarity, id; then the other matches kind after kind (each kind's: the text
+ * anywhere, `like '%text%'`, cut at twice the page size, and only if fewer, word-similar, `<%`, cut
+ * likewise), ranked by word similarity, similarity, id; the first page-size rows. One statement for both
+ * steps of the service (tiers 0-1 of the first step rank above every tier-2 row of the second; the UNION ALL
+ * under the LIMIT stops reading at the part that fills it).
  * Parameters: $1 text, $2 upper, $3 prefix, $4 upper prefix, $5 contains, $6 page size, $7 twice the page size.
  * Run with enable_seqscan off (the service sets it for its trigram step; the prefix step reads btrees anyway).
  */
@@ -122,32 +132,30 @@ export const SQL_SEARCH = `
     union (select id from users where (lower(username) collate "C") like $3 order by (lower(username) collate "C") limit $6)
     union (select id from users where (lower(name) collate "C") like $3 order by (lower(name) collate "C"), id limit $6)
   ),
-  s_market_ids as (
-    (select m.id from markets m where ${MARKET_DOC} like $5 limit $7)
-    union (select m.id from markets m where $1 <% ${MARKET_DOC} limit $7)
-  ),
-  s_event_ids as (
-    (select e.id from events e where ${EVENT_DOC} like $5 limit $7)
-    union (select e.id from events e where $1 <% ${EVENT_DOC} limit $7)
-  ),
-  s_series_ids as (
-    (select s.id from series s where ${SERIES_DOC} like $5 limit $7)
-    union (select s.id from series s where $1 <% ${SERIES_DOC} limit $7)
-  ),
-  s_tag_ids as (
-    (select id from tags where lower(label) like $5 or slug like $5 limit $7)
-    union (select id from tags where $1 <% lower(label) or $1 <% slug limit $7)
-  ),
-  s_profile_ids as (
-    (select id from users where lower(username) like $5 or lower(name) like $5 limit $7)
-    union (select id from users where $1 <% lower(username) or $1 <% lower(name) limit $7)
-  )
+  ${similarIds('series', 'series s', `${SERIES_DOC} like $5`, `$1 <% ${SERIES_DOC}`)},
+  ${similarIds('event', 'events e', `${EVENT_DOC} like $5`, `$1 <% ${EVENT_DOC}`)},
+  ${similarIds('market', 'markets m', `${MARKET_DOC} like $5`, `$1 <% ${MARKET_DOC}`)},
+  ${similarIds('tag', 'tags x', 'lower(x.label) like $5 or x.slug like $5', '$1 <% lower(x.label) or $1 <% x.slug')},
+  ${similarIds('profile', 'users x', 'lower(x.username) like $5 or lower(x.name) like $5', '$1 <% lower(x.username) or $1 <% lower(x.name)')}
   select kind, id, ticker, title, subtitle from (
-    (select * from (${searchCandidates('p_')}) c where tier <= 1)
+    (select * from (${searchCandidates('p_')}) c where tier <= 1
+      order by tier, kind_rank, word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)
     union all
-    (select * from (${searchCandidates('s_')}) c where tier = 2)
+    (select * from (${searchCandidates('s_')}) c where tier = 2 and kind = 'series'
+      order by word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)
+    union all
+    (select * from (${searchCandidates('s_')}) c where tier = 2 and kind = 'event'
+      order by word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)
+    union all
+    (select * from (${searchCandidates('s_')}) c where tier = 2 and kind = 'market'
+      order by word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)
+    union all
+    (select * from (${searchCandidates('s_')}) c where tier = 2 and kind = 'tag'
+      order by word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)
+    union all
+    (select * from (${searchCandidates('s_')}) c where tier = 2 and kind = 'profile'
+      order by word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)
   ) r
-  order by tier, kind_rank, word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id
   limit $6`;
 
 const PS_EVENT_TEXT = `(lower(e.title) || ' ' || lower(e.ticker))`;
@@ -159,7 +167,7 @@ const PS_TICKER_C = `(e.ticker collate "C")`;
  * prefix matches, each cut at the page size, and up to 100 others: containing the text, or, when none does,
  * word-similar), their count up to 1,000, the tags and the profiles, each ranked as the service ranks them;
  * one statement. Parameters: $1 text, $2 contains pattern, $3 prefix pattern, $4 page size.
- * Run with max_parallel_workers_per_gather = 0, as the service runs its search session.
+ * Run with max_parallel_workers_per_gather = 0, as every connection of the service (src/db/knex.ts).
  */
 export const SQL_PUBLIC_SEARCH = `
   with contained as materialized (
@@ -234,10 +242,11 @@ export interface Baseline {
 
 /** The baseline app: one route per measured request; answers 404 to anything else. */
 export function createBaseline(databaseUrl: string): Baseline {
-  const plain = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX });
-  // The session settings the service sets per request (SET LOCAL in a transaction), set once per connection.
-  const search = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, options: '-c enable_seqscan=off' });
-  const publicSearch = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, options: '-c max_parallel_workers_per_gather=0' });
+  // The session settings of every service connection (src/db/knex.ts), and those the service sets per search
+  // (SET LOCAL in a transaction), set once per connection.
+  const serviceSettings = '-c max_parallel_workers_per_gather=0';
+  const plain = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, options: serviceSettings });
+  const search = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, options: `${serviceSettings} -c enable_seqscan=off` });
   const limitOf = (value: unknown, fallback: number, max: number) => Math.min(Number(value ?? fallback) || fallback, max);
 
   const routes: Record<string, (ctx: Koa.Context) => Promise<unknown>> = {
@@ -274,7 +283,7 @@ export function createBaseline(databaseUrl: string): Baseline {
       const text = String(ctx.query.q ?? '').trim();
       if (Array.from(text).length < 3) ctx.throw(400, 'the baseline handles text of 3 characters or more');
       const limit = limitOf(ctx.query.limit_per_type, 10, 50);
-      const { rows } = await publicSearch.query(SQL_PUBLIC_SEARCH, [text, `%${escapeLike(text)}%`, `${escapeLike(text)}%`, limit]);
+      const { rows } = await plain.query(SQL_PUBLIC_SEARCH, [text, `%${escapeLike(text)}%`, `${escapeLike(text)}%`, limit]);
       const { total, events, tags, profiles } = rows[0];
       return { events, tags, profiles, pagination: { hasMore: total > events.length, totalResults: total } };
     },
@@ -289,7 +298,7 @@ export function createBaseline(databaseUrl: string): Baseline {
   return {
     app,
     close: async () => {
-      await Promise.all([plain.end(), search.end(), publicSearch.end()]);
+      await Promise.all([plain.end(), search.end()]);
     },
   };
 }

@@ -4,11 +4,24 @@ export type Db = Knex;
 /** A connection or an open transaction: every repository function takes one. */
 export type Queryable = Knex | Knex.Transaction;
 
+/**
+ * The service's connections run without parallel query: its statements are short, and many read lazily and
+ * stop early (the searches, keyset pages); a parallel plan would start worker processes for a few
+ * milliseconds of work and take cores from concurrent requests.
+ */
+const SESSION_SETTINGS = 'set max_parallel_workers_per_gather = 0';
+
 export function createDb(connectionString: string, poolMax = 10): Db {
   return knexFactory({
     client: 'pg',
     connection: { connectionString },
-    pool: { min: 0, max: poolMax },
+    pool: {
+      min: 0,
+      max: poolMax,
+      afterCreate: (connection: { query(sql: string, done: (error: Error | null) => void): void }, done: (error: Error | null, connection: unknown) => void) => {
+        connection.query(SESSION_SETTINGS, (error) => done(error, connection));
+      },
+    },
   });
 }
 

@@ -84,20 +84,6 @@ const TRIGRAM_MIN = 3;
 const hasTrigrams = (search: SearchText) => Array.from(search.text).length >= TRIGRAM_MIN;
 
 /**
- * Runs the reads of one search in one transaction with parallel query off (or in the caller's
- * transaction). The searches read their matches lazily, in order, and stop early: a parallel plan would
- * run every branch at once and start worker processes for a query of a few milliseconds. One connection
- * per search, too: its reads run one after another.
- */
-export async function inSearchSession<T>(db: Queryable, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
-  const run = async (tx: Knex.Transaction) => {
-    await tx.raw('set local max_parallel_workers_per_gather = 0');
-    return work(tx);
-  };
-  return 'isTransaction' in db && db.isTransaction ? run(db as Knex.Transaction) : (db as Knex).transaction(run);
-}
-
-/**
  * `matches (id, class)`: every item of class 2, then (only if there is none) every item of class 3, or,
  * for short text, every item of classes 0 and 1 (as class 2). MATERIALIZED: planned without the LIMIT
  * its readers put on it, so on the indexes (never a sequential scan that computes a similarity per row),
@@ -142,8 +128,7 @@ function filteredEvents(db: Queryable, filter: EventSearchFilter): Knex.QueryBui
 
 /**
  * The best-ranked matching events, at most `limit`, and how many events match, counted up to COUNT_CAP:
- * one query, reading the matches once. Every row carries the count; no row means no match. Run it in
- * inSearchSession.
+ * one query, reading the matches once. Every row carries the count; no row means no match.
  */
 export async function searchEvents(
   db: Queryable,
@@ -216,7 +201,7 @@ export async function searchTags(db: Queryable, search: SearchText, excludedTagI
 const USERNAME_C = `(lower(u.username) collate "C")`;
 const NAME_C = `(lower(u.name) collate "C")`;
 
-/** The best-ranked matching accounts (on username or name), at most `limit`; run it in inSearchSession. Accounts without a username never match. */
+/** The best-ranked matching accounts (on username or name), at most `limit`. Accounts without a username never match. */
 export async function searchProfiles(db: Queryable, search: SearchText, limit: number): Promise<SearchProfileRow[]> {
   const l = lowered(db, search);
   const users = () => db('users as u').select('u.id').where('u.username', '<>', '');

@@ -74,30 +74,29 @@ export class PublicSearchService {
     const withTags = firstPage && (firstOf(params.search_tags, params.searchTags) ?? true);
     const withProfiles = firstPage && (firstOf(params.search_profiles, params.searchProfiles) ?? true);
 
-    // One connection, one transaction: the reads run one after another (see inSearchSession).
-    return repo.inSearchSession(this.db, async (tx) => {
-      // Tag references (ids, slugs or labels) of both tag filters, resolved in one look-up.
-      const required = listValues(params.events_tag, params.eventsTag);
-      const excluded = listValues(params.exclude_tag_id, params.excludeTagId);
-      const resolved = await repo.findTagsByReference(tx, [...new Set([...required, ...excluded])].filter(canName));
-      const named = (reference: string) => resolved.filter((r) => r.reference === reference).map((r) => r.id);
-      const filter: EventSearchFilter = {
-        status,
-        activeOnly: firstOf(params.keep_closed_markets, params.keepClosedMarkets) === 0,
-        requiredTagGroups: required.map(named),
-        excludedTagIds: [...new Set(excluded.flatMap(named))],
-        // An empty recurrence (`?recurrence=`) filters nothing.
-        recurrence: params.recurrence === '' ? undefined : params.recurrence,
-      };
-      // A required tag that names nothing, or a recurrence that cannot be stored text, leaves no event.
-      const noEvents = filter.requiredTagGroups.some((group) => group.length === 0) || (filter.recurrence !== undefined && !canName(filter.recurrence));
+    // Tag references (ids, slugs or labels) of both tag filters, resolved in one look-up.
+    const required = listValues(params.events_tag, params.eventsTag);
+    const excluded = listValues(params.exclude_tag_id, params.excludeTagId);
+    const resolved = await repo.findTagsByReference(this.db, [...new Set([...required, ...excluded])].filter(canName));
+    const named = (reference: string) => resolved.filter((r) => r.reference === reference).map((r) => r.id);
+    const filter: EventSearchFilter = {
+      status,
+      activeOnly: firstOf(params.keep_closed_markets, params.keepClosedMarkets) === 0,
+      requiredTagGroups: required.map(named),
+      excludedTagIds: [...new Set(excluded.flatMap(named))],
+      // An empty recurrence (`?recurrence=`) filters nothing.
+      recurrence: params.recurrence === '' ? undefined : params.recurrence,
+    };
+    // A required tag that names nothing, or a recurrence that cannot be stored text, leaves no event.
+    const noEvents = filter.requiredTagGroups.some((group) => group.length === 0) || (filter.recurrence !== undefined && !canName(filter.recurrence));
 
-      const found = noEvents ? { events: [], total: 0 } : await repo.searchEvents(tx, text, filter, limit);
-      const tags = withTags ? await repo.searchTags(tx, text, filter.excludedTagIds, limit) : [];
-      const profiles = withProfiles ? await repo.searchProfiles(tx, text, limit) : [];
-      // Pages after the first are empty; their count is still that of all matching events.
-      const events = firstPage ? found.events : [];
-      return { events, tags, profiles, totalResults: found.total, hasMore: firstPage && found.total > events.length };
-    });
+    const [found, tags, profiles] = await Promise.all([
+      noEvents ? { events: [], total: 0 } : repo.searchEvents(this.db, text, filter, limit),
+      withTags ? repo.searchTags(this.db, text, filter.excludedTagIds, limit) : [],
+      withProfiles ? repo.searchProfiles(this.db, text, limit) : [],
+    ]);
+    // Pages after the first are empty; their count is still that of all matching events.
+    const events = firstPage ? found.events : [];
+    return { events, tags, profiles, totalResults: found.total, hasMore: firstPage && found.total > events.length };
   }
 }
