@@ -23,18 +23,12 @@ export function callerId(account: Account | undefined): string {
   return account.id;
 }
 
-/**
- * A market reference as the service matches it: tickers are stored upper-case (and ids are digits), so
- * upper-casing makes every ticker the document accepts match case-insensitively, as the catalogue does.
- */
-export const marketRef = <T extends string | undefined>(ref: T): T => (ref === undefined ? ref : (ref.toUpperCase() as T));
-
 /** The documented default page size; the validator fills it in, so this only covers the type. */
 const DEFAULT_PAGE_SIZE = 20;
 
 /** A cursor collection's page request (`ticker`, `limit` already clamped by the dispatcher, `cursor`). */
 export const pageOf = (query: { ticker?: string; limit?: number; cursor?: string }): CursorPage => ({
-  ticker: marketRef(query.ticker),
+  ticker: query.ticker,
   limit: query.limit ?? DEFAULT_PAGE_SIZE,
   cursor: query.cursor,
 });
@@ -42,22 +36,22 @@ export const pageOf = (query: { ticker?: string; limit?: number; cursor?: string
 export const placeOrder: Handler<'placeOrder'> = async ({ body, account }, { services }) => {
   // Unix seconds arrive as a JSON integer; the service reads them from their decimal text.
   const { expiration_ts: expiration, ...terms } = body;
-  const input: PlaceOrderInput = { ...terms, ticker: marketRef(terms.ticker) };
+  const input: PlaceOrderInput = terms;
   if (expiration !== undefined) input.expiration_ts = String(expiration);
   return { status: 201, body: { order: presentOrder(await services.trading.placeOrder(callerId(account), input)) } };
 };
 
 export const previewOrder: Handler<'previewOrder'> = async ({ body, account }, { services }) => ({
   status: 200,
-  body: presentPreview(await services.trading.previewOrder(callerId(account), { ...body, ticker: marketRef(body.ticker) })),
+  body: presentPreview(await services.trading.previewOrder(callerId(account), body)),
 });
 
 export const listOrders: Handler<'listOrders'> = async ({ query, account }, { services }) => {
   // `status` arrives as an array (one value, a comma-separated set, or repeated), each value validated.
   const status: OrderStatus[] | undefined = query.status ? [...new Set(query.status)] : undefined;
   const page = await services.trading.listOrders(callerId(account), {
-    ticker: marketRef(query.ticker),
-    market: marketRef(query.market),
+    ticker: query.ticker,
+    market: query.market,
     status,
     limit: query.limit ?? DEFAULT_PAGE_SIZE,
     cursor: query.cursor,
@@ -77,8 +71,8 @@ export const cancelOrder: Handler<'cancelOrder'> = async ({ params, account }, {
 
 export const cancelAllOrders: Handler<'cancelAllOrders'> = async ({ query, account }, { services }) => {
   const { cancelled, market_id } = await services.trading.cancelAllOrders(callerId(account), {
-    market: marketRef(query.market),
-    ticker: marketRef(query.ticker),
+    market: query.market,
+    ticker: query.ticker,
   });
   return { status: 200, body: { status: 'cancelled', cancelled, market_id } };
 };
@@ -110,5 +104,5 @@ export const listTrades: Handler<'listTrades'> = async ({ query }, { services })
 
 export const getMarketOrderbook: Handler<'getMarketOrderbook'> = async ({ params }, { services }) => ({
   status: 200,
-  body: { orderbook: presentOrderbook(await services.trading.getOrderbook(marketRef(params.ticker))) },
+  body: { orderbook: presentOrderbook(await services.trading.getOrderbook(params.ticker)) },
 });

@@ -72,6 +72,8 @@ describe('order input', () => {
     expect(placed.expiration?.toISOString()).toBe('2030-01-01T01:00:00.000Z');
     expect(parsePlacement({ ...base, expiration_ts: String(NOW.getTime() / 1000 + 60) }, NOW).expiration?.toISOString()).toBe('2030-01-01T00:01:00.000Z');
     expect(parseTerms({ ...base, count: 12.5 as unknown as string, price: 0.3 as unknown as string })).toMatchObject({ lots: 125_000n, price: 30 });
+    // Tickers are stored upper-case: any case names the market.
+    expect(parseTerms({ ...base, ticker: ' fed-26dec-t4.25 ' }).ticker).toBe('FED-26DEC-T4.25');
   });
 
   it('reads statuses, limits and order ids', () => {

@@ -79,6 +79,12 @@ export function checkFeesAreZero(input: Partial<Record<(typeof FEE_FIELDS)[numbe
   }
 }
 
+/**
+ * A market reference as markets are found by it: tickers are stored upper-case (and ids are digits), so
+ * upper-casing matches every ticker case-insensitively, as the catalogue does.
+ */
+export const marketRefOf = (ref: string): string => ref.toUpperCase();
+
 export function parseTerms(input: PreviewInput): OrderTerms {
   checkFeesAreZero(input);
   if (typeof input.ticker !== 'string' || input.ticker.trim() === '') throw field('ticker', 'ticker is required');
@@ -89,7 +95,7 @@ export function parseTerms(input: PreviewInput): OrderTerms {
     throw field('builder_code', 'builder_code must be a 0x-prefixed 32-byte hex string (0x followed by 64 hex digits)');
   }
   return {
-    ticker: input.ticker.trim(),
+    ticker: marketRefOf(input.ticker.trim()),
     side: sideOf(input.side),
     action,
     price: parsePriceTicks(text(input.price)),

@@ -13,6 +13,7 @@ import {
   formatMoney,
   iso,
   lotsOf,
+  marketRefOf,
   microOf,
   orderIdOf,
   pageLimit,
@@ -333,8 +334,8 @@ export class TradingService implements Trading, MarketSettlement {
     const ref = input.market ?? input.ticker;
     let scope: string | undefined;
     if (ref !== undefined) {
-      const market = await repo.findMarket(this.db, ref);
-      if (!market) throw notFound(`no market '${clip(ref)}'`);
+      const market = await repo.findMarket(this.db, marketRefOf(ref));
+      if (!market) throw notFound(`no market '${clip(marketRefOf(ref))}'`);
       scope = String(market.id);
     }
     const marketIds = [...new Set((await repo.findLiveOrdersOfAccount(this.db, accountId, scope)).map((o) => String(o.market_id)))];
@@ -509,8 +510,8 @@ export class TradingService implements Trading, MarketSettlement {
   }
 
   async getOrderbook(ticker: string): Promise<OrderbookView> {
-    const market = await repo.findMarket(this.db, ticker);
-    if (!market) throw notFound(`no market '${clip(ticker)}'`);
+    const market = await repo.findMarket(this.db, marketRefOf(ticker));
+    if (!market) throw notFound(`no market '${clip(marketRefOf(ticker))}'`);
     return orderbookView(await repo.bookLevels(this.db, String(market.id), this.now()));
   }
 
@@ -738,7 +739,7 @@ export class TradingService implements Trading, MarketSettlement {
     let marketId: string | undefined;
     for (const ref of refs) {
       if (ref === undefined || ref === '') continue;
-      const market = await repo.findMarket(this.db, ref);
+      const market = await repo.findMarket(this.db, marketRefOf(ref));
       if (!market || (marketId !== undefined && marketId !== String(market.id))) return null;
       marketId = String(market.id);
     }
