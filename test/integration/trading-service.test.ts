@@ -652,6 +652,68 @@ describe('concurrency', () => {
   });
 });
 
+describe('placements on one market at once', () => {
+  it('go in shared transactions, in arrival order, each with its own outcome', async () => {
+    const m = await newMarket();
+    const [maker, taker, dup] = await Promise.all([newAccount(), newAccount(), newAccount()]);
+    const outcomes = await Promise.allSettled([
+      ...Array.from({ length: 12 }, (_, i) => place(maker, m.ticker, { side: 'yes', count: '2', price: `0.${30 + i}` })),
+      place(taker, m.ticker, { side: 'yes', count: '100000', price: '0.50' }), // beyond the taker's cash
+      place(maker, m.ticker, { side: 'no', count: '1', price: '0.90', post_only: true }), // would cross the bids
+      place(dup, m.ticker, { side: 'yes', count: '1', price: '0.10', client_order_id: 'same' }),
+      place(dup, m.ticker, { side: 'yes', count: '1', price: '0.11', client_order_id: 'same' }),
+      ...Array.from({ length: 6 }, () => place(taker, m.ticker, { side: 'no', count: '2', price: '0.70' })), // each fills 2 at the best bid
+    ]);
+    const reason = (i: number) => (outcomes[i] as PromiseRejectedResult).reason as DomainError;
+    expect(outcomes.slice(0, 12).every((o) => o.status === 'fulfilled')).toBe(true);
+    expect(reason(12).code).toBe('invalid_request');
+    expect(reason(12).message).toMatch(/insufficient balance/);
+    expect(reason(13).message).toMatch(/post_only/);
+    expect(outcomes[14]!.status).toBe('fulfilled');
+    expect(reason(15).code).toBe('conflict');
+    // The crossing orders met the best bids first (0.41 down to 0.36), in arrival order.
+    const fills = outcomes.slice(16).map((o) => (o as PromiseFulfilledResult<Awaited<ReturnType<typeof place>>>).value);
+    expect(fills.map((o) => o.status)).toEqual(Array(6).fill('FILLED'));
+    const filledBids = await api.db('orders').where({ market_id: m.id, account_id: maker, status: 'FILLED' }).orderBy('price', 'desc').pluck('price');
+    expect(filledBids.map(Number)).toEqual([0.41, 0.4, 0.39, 0.38, 0.37, 0.36]);
+    // Fewer transactions than orders: the resting orders (never written again) that arrived together were
+    // inserted by shared transactions (one transaction id, xmin, for several rows).
+    const resting = await api.db.raw(`select count(distinct xmin::text)::int as transactions, count(*)::int as orders from orders where market_id = ? and status = 'OPEN'`, [m.id]);
+    expect(resting.rows[0].orders).toBe(7);
+    expect(resting.rows[0].transactions).toBeLessThan(7);
+    // One real-time feed record per placement, numbered without gaps, in commit order.
+    const records = await api.db('feed_events').where({ market_id: m.id }).orderBy('seq').select('seq', 'events');
+    expect(records.map((r) => Number(r.seq))).toEqual(Array.from({ length: 19 }, (_, i) => i + 1));
+    const placedIds = records.flatMap((r) => (typeof r.events === 'string' ? JSON.parse(r.events) : r.events).orders.filter((o: { status: string; filled: string }) => o.status === 'OPEN' && Number(o.filled) === 0).map((o: { id: string }) => o.id));
+    expect(placedIds.length).toBeGreaterThanOrEqual(13);
+    await checkBooks();
+  });
+  it('are made again one by one when their shared transaction fails, so that only the failing one fails', async () => {
+    const m = await newMarket();
+    const [a, b] = await Promise.all([newAccount(), newAccount()]);
+    // A write the database refuses (as a constraint would), for one order only.
+    await api.db.raw(`create function refuse_boom() returns trigger language plpgsql as $$
+      begin if new.client_order_id = 'boom' then raise exception 'refused for the test'; end if; return new; end $$`);
+    await api.db.raw('create trigger refuse_boom before insert on orders for each row execute function refuse_boom()');
+    try {
+      const outcomes = await Promise.allSettled([
+        place(a, m.ticker, { side: 'yes', count: '1', price: '0.20' }),
+        place(a, m.ticker, { side: 'yes', count: '1', price: '0.21' }),
+        place(b, m.ticker, { side: 'yes', count: '1', price: '0.22', client_order_id: 'boom' }),
+        place(b, m.ticker, { side: 'yes', count: '1', price: '0.23' }),
+        place(a, m.ticker, { side: 'no', count: '1', price: '0.80' }),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/refused for the test/);
+    } finally {
+      await api.db.raw('drop trigger refuse_boom on orders');
+      await api.db.raw('drop function refuse_boom()');
+    }
+    expect(await api.db('orders').where({ market_id: m.id }).count({ n: '*' }).first()).toEqual({ n: '4' });
+    await checkBooks();
+  });
+});
+
 describe('balances', () => {
   it('reports balance = cash + reserved, reserved and available = cash, exactly', async () => {
     const { ticker } = await newMarket();

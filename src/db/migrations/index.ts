@@ -11,6 +11,7 @@ import * as m0009 from './0009_create_order_sessions.js';
 import * as m0010 from './0010_create_feed_events.js';
 import * as m0011 from './0011_feed_append_without_notify.js';
 import * as m0012 from './0012_placement_begin.js';
+import * as m0013 from './0013_feed_records_of_many_writes.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -29,4 +30,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0010_create_feed_events', migration: m0010 },
   { name: '0011_feed_append_without_notify', migration: m0011 },
   { name: '0012_placement_begin', migration: m0012 },
+  { name: '0013_feed_records_of_many_writes', migration: m0013 },
 ];

@@ -124,6 +124,37 @@ export async function lockMarket(db: Queryable, ref: string): Promise<TradingMar
   return db<TradingMarketRow>('markets').where({ id: ref }).forNoKeyUpdate().first(...MARKET_COLUMNS);
 }
 
+/**
+ * The start of a batch of placements on one market (TradingService.placeBatch): the market named by `ref`,
+ * locked as lockMarket does, then, when it is ACTIVE, the balance rows of every account the batch can
+ * change, locked in account order: the placing accounts', and those of the live orders any placement of the
+ * batch could meet (asks at or below `askLimit`, bids at or above `bidLimit`, YES frame; null: no placement
+ * takes that side). Each placement then locks a subset of these again (placementBegin): the batch takes its
+ * balance locks in account order, in one go, as every other trading transaction does.
+ */
+export async function lockForPlacements(
+  db: Queryable,
+  ref: string,
+  args: { accountIds: readonly string[]; askLimit: string | null; bidLimit: string | null },
+): Promise<TradingMarketRow | undefined> {
+  const market = await lockMarket(db, ref);
+  if (!market || market.status !== 'ACTIVE') return market;
+  await db
+    .raw(
+      `select user_id from balances
+        where user_id = any(array(
+                select o.account_id from orders o
+                 where o.market_id = ?::bigint and o.status in ('OPEN', 'PARTIAL')
+                   and ((o.book_side = 'ask' and o.yes_price <= ?::numeric) or (o.book_side = 'bid' and o.yes_price >= ?::numeric))
+              ) || ?::uuid[])
+        order by user_id
+        for no key update`,
+      [market.id, args.askLimit, args.bidLimit, [...args.accountIds]] as never,
+    )
+    .options({ name: 'dots_lock_placement_balances' });
+  return market;
+}
+
 /** Locks these markets in id order (so that transactions locking several never deadlock). */
 export async function lockMarketsById(db: Queryable, ids: readonly string[]): Promise<TradingMarketRow[]> {
   if (ids.length === 0) return [];

@@ -4,9 +4,10 @@ import * as feedRepo from '../../db/repositories/feed.js';
 import * as repo from '../../db/repositories/trading.js';
 import type { MarketResult } from '../../db/rows.js';
 import type { MarketSettlement } from '../catalogue/admin.js';
-import { conflict, invalid, notFound } from '../errors.js';
-import { outboxEntries, type BookRemoval, type PlacedOrder } from '../feed/outbox.js';
+import { conflict, DomainError, invalid, notFound } from '../errors.js';
+import { outboxEntries, type BookRemoval, type OutboxEntry, type PlacedOrder } from '../feed/outbox.js';
 import { decodeCursor, encodeCursor, splitPage } from '../pagination/cursor.js';
+import { KeyedBatcher, type Outcome } from './batcher.js';
 import { bookSideOf, OrderBook, yesPriceOf, type Order } from './book.js';
 import { Changeset, payoutMicroDots, type CancelReason, type LiveOrder } from './changes.js';
 import {
@@ -20,6 +21,7 @@ import {
   parseDecreaseCount,
   parsePlacement,
   parseStatuses,
+  type Placement,
   parseTerms,
   ticksOf,
 } from './input.js';
@@ -49,13 +51,27 @@ export interface TradingOptions {
   onFeedNotifyError?: (error: unknown) => void;
 }
 
-/** Feed notification items of a transaction's records (feedRepo.appendFeedRecords), sent after its commit. */
-type FeedNotes = Array<string | null>;
+/** The real-time feed's records of a trading transaction, written at its end (see transaction()). */
+type FeedOutbox = OutboxEntry[];
 
 const UNIQUE_VIOLATION = '23505';
 const CLIENT_ORDER_ID_INDEX = 'orders_account_client_order_id_unique';
+/** Placements of one market made in one transaction at most (placeBatch). */
+const MAX_PLACEMENT_BATCH = 32;
 /** Markets handled per expiry pass before looking again. */
 const EXPIRY_BATCH = 100;
+
+/** A placement waiting for its market's turn (placeBatch). */
+interface PlacementItem {
+  accountId: string;
+  order: Placement;
+  now: Date;
+}
+
+/** The book side a placement takes from, and its limit there in YES ticks (asks at or below, bids at or above). */
+function crossingOf(order: Placement): { makerSide: 'bid' | 'ask'; yesLimit: number } {
+  return { makerSide: bookSideOf(order.side, order.action) === 'bid' ? 'ask' : 'bid', yesLimit: yesPriceOf(order.side, order.price) };
+}
 
 const isLive = (row: { status: string }) => row.status === 'OPEN' || row.status === 'PARTIAL';
 
@@ -125,6 +141,7 @@ export function orderbookView(rows: ReadonlyArray<{ book_side: 'bid' | 'ask'; ye
 export class TradingService implements Trading, MarketSettlement {
   private readonly now: () => Date;
   private readonly notifier: feedRepo.FeedNotifier;
+  private readonly placements = new KeyedBatcher<PlacementItem, OrderView>((items) => this.placeBatch(items), MAX_PLACEMENT_BATCH);
 
   constructor(
     private readonly db: Db,
@@ -187,107 +204,162 @@ export class TradingService implements Trading, MarketSettlement {
   async placeOrder(accountId: string, input: PlaceOrderInput): Promise<OrderView> {
     const now = this.now();
     const order = parsePlacement(input, now);
-    let marketId = '';
-    const view = await this.transaction(async (tx, sink) => {
-      const makerSide = bookSideOf(order.side, order.action) === 'bid' ? 'ask' : 'bid';
-      // One round trip: the market's lock, then (a statement that sees everything committed before the lock)
-      // the sequence, the client_order_id check, the position to sell from, the crossing orders, and the
-      // balance rows of every account the placement can change, locked in account order.
-      const { market, reads: maybeReads } = await repo.placementBegin(tx, order.ticker, {
-        accountId,
-        clientOrderId: order.clientOrderId,
-        side: order.side,
-        sell: order.action === 'sell',
-        bookSide: makerSide,
-        yesLimit: formatTicks(yesPriceOf(order.side, order.price)),
-      });
-      if (!market) throw notFound(`no market '${order.ticker}'`);
-      if (market.status !== 'ACTIVE' || !maybeReads) throw conflict(`market '${market.ticker}' is ${market.status}, not ACTIVE`);
-      marketId = String(market.id);
-      const reads = maybeReads;
-      if (order.clientOrderId !== undefined && reads.clientOrderIdTaken) {
-        throw conflict(`client_order_id '${order.clientOrderId}' is already used by another order of this account`);
-      }
-      if (order.action === 'sell') {
-        const position = reads.position;
-        const available = position ? lotsOf(position.shares) - lotsOf(position.reserved) : 0n;
-        if (available < order.lots) {
-          throw invalid(`insufficient position: ${formatLots(available)} ${order.side.toUpperCase()} shares available to sell, order needs ${formatLots(order.lots)}`);
+    return this.placements.submit(order.ticker, { accountId, order, now });
+  }
+
+  /**
+   * Placements of one market reference, in arrival order, in one transaction: the market's lock is taken
+   * once and the transaction commits once for all of them (placements on one market are serialised by
+   * that lock anyway, so under load this is what lets them go faster than one commit at a time). Each
+   * placement reads what it needs after the previous one wrote (same transaction), and a placement refused
+   * by a rule changes nothing (its checks all come before its writes) and leaves the others alone. If the
+   * transaction fails as a whole (a write refused by the database: say, one client_order_id placed twice by
+   * two processes at once), each placement is made again in a transaction of its own, so that an error
+   * reaches only the placement it belongs to.
+   */
+  private async placeBatch(items: PlacementItem[]): Promise<Array<Outcome<OrderView>>> {
+    if (items.length > 1) {
+      const placed = await this.transaction(async (tx, outbox) => {
+        // Every balance row the batch can touch, locked first, in account order (see lockForPlacements).
+        const limits = { ask: null as number | null, bid: null as number | null };
+        for (const { order } of items) {
+          const { makerSide, yesLimit } = crossingOf(order);
+          const current = limits[makerSide];
+          limits[makerSide] = current === null ? yesLimit : makerSide === 'ask' ? Math.max(current, yesLimit) : Math.min(current, yesLimit);
         }
-      }
-
-      const id = randomUUID();
-      const sequence = reads.sequence;
-      const taker: LiveOrder = { id, accountId, marketId, side: order.side, action: order.action, price: order.price, remaining: order.lots };
-      const crossing = reads.crossing;
-
-      const changes = new Changeset();
-      const resting = new Map<string, LiveOrder>();
-      const book = new OrderBook();
-      for (const row of crossing) {
-        const live = liveOrderOf(row);
-        // Expired but not yet swept: cancelled here, never matched.
-        if (row.expiration_ts && row.expiration_ts.getTime() <= now.getTime()) changes.cancelResting(live, 'expired');
-        else {
-          resting.set(live.id, live);
-          book.add(engineOrderOf(live, row.sequence));
+        await repo.lockForPlacements(tx, items[0]!.order.ticker, {
+          accountIds: [...new Set(items.map((item) => item.accountId))],
+          askLimit: limits.ask === null ? null : formatTicks(limits.ask),
+          bidLimit: limits.bid === null ? null : formatTicks(limits.bid),
+        });
+        const outcomes: Array<Outcome<{ view: OrderView; marketId: string }>> = [];
+        for (const item of items) {
+          try {
+            outcomes.push({ value: await this.placeInTransaction(tx, outbox, item) });
+          } catch (error) {
+            if (!(error instanceof DomainError)) throw error;
+            outcomes.push({ error });
+          }
         }
+        return outcomes;
+      }).catch(() => undefined);
+      if (placed) {
+        await this.refreshRollups(placed.flatMap((outcome) => ('value' in outcome ? [outcome.value.marketId] : [])));
+        return placed.map((outcome) => ('value' in outcome ? { value: outcome.value.view } : outcome));
       }
-      const result = book.match(engineOrderOf(taker, sequence), { timeInForce: order.timeInForce, postOnly: order.postOnly });
-      if (result.rejected === 'post_only_would_cross') throw invalid('post_only order would cross the book: it would execute at once instead of resting');
+    }
+    const outcomes: Array<Outcome<OrderView>> = [];
+    for (const item of items) outcomes.push(await this.placeAlone(item).then((value) => ({ value }), (error: unknown) => ({ error })));
+    return outcomes;
+  }
 
-      changes.reserve(taker, order.lots);
-      for (const fill of result.fills) changes.applyFill(marketId, fill, order.price);
-      for (const own of result.selfTradeCancelled) changes.cancelResting(resting.get(own.id)!, 'self_trade');
-      changes.release(taker, result.cancelledRemainder);
-      if (result.restingRemainder > 0n) changes.rest({ ...taker, remaining: result.restingRemainder });
-
-      // Locked by placementBegin: the placing account's and every crossing order's account's (a superset of changes.accounts()).
-      const balances = new Map(reads.balances.map((r) => [r.user_id, { cash: microOf(r.cash), reserved: microOf(r.reserved) }]));
-      const required = order.action === 'buy' ? notionalMicroDots(order.price, order.lots) : 0n;
-      const cash = balances.get(accountId)?.cash ?? 0n;
-      if (cash < required) {
-        throw invalid(`insufficient balance: ${formatMoney(cash)} Dots available, order needs ${formatMoney(required)}`);
-      }
-
-      const status: OrderStatus =
-        result.restingRemainder > 0n ? (result.filled > 0n ? 'PARTIAL' : 'OPEN') : result.cancelledRemainder > 0n ? 'CANCELLED' : 'FILLED';
-      const cancelReason =
-        result.rejected === 'fok_not_fillable' ? 'fok_not_fillable' : result.cancelledRemainder > 0n ? `${order.timeInForce.toLowerCase()}_remainder` : null;
-      const newOrder: repo.NewOrderRow = {
-        id,
-        account_id: accountId,
-        market_id: marketId,
-        side: order.side,
-        action: order.action,
-        price: formatTicks(order.price),
-        count: formatLots(order.lots),
-        remaining: formatLots(result.restingRemainder),
-        filled: formatLots(result.filled),
-        cancelled: formatLots(result.cancelledRemainder),
-        status,
-        time_in_force: order.timeInForce,
-        post_only: order.postOnly,
-        reduce_only: order.reduceOnly,
-        client_order_id: order.clientOrderId ?? id,
-        builder_code: order.builderCode,
-        expiration_ts: order.expiration,
-        sequence,
-        cancel_reason: cancelReason,
-      };
-      // The order is inserted by the same statement as everything else (persist).
-      const inserted = (await this.persist(tx, changes, balances, { order: newOrder, resting: result.restingRemainder }, sink))!;
-      // The row as inserted is the order's final state (persist writes only resting orders' rows): no read back.
-      return orderView({ ...inserted, ticker: market.ticker });
-    }).catch((error: { code?: string; constraint?: string }) => {
-      // Two placements with one client_order_id racing past the check above: the unique index decides.
-      if (error.code === UNIQUE_VIOLATION && error.constraint === CLIENT_ORDER_ID_INDEX) {
-        throw conflict(`client_order_id '${order.clientOrderId}' is already used by another order of this account`);
-      }
-      throw error;
-    });
+  /** One placement in a transaction of its own. */
+  private async placeAlone(item: PlacementItem): Promise<OrderView> {
+    const { view, marketId } = await this.transaction((tx, outbox) => this.placeInTransaction(tx, outbox, item)).catch(
+      (error: { code?: string; constraint?: string }) => {
+        // Two placements with one client_order_id racing past the check: the unique index decides.
+        if (error.code === UNIQUE_VIOLATION && error.constraint === CLIENT_ORDER_ID_INDEX) {
+          throw conflict(`client_order_id '${item.order.clientOrderId}' is already used by another order of this account`);
+        }
+        throw error;
+      },
+    );
     await this.refreshRollups([marketId]);
     return view;
+  }
+
+  /** A placement inside the caller's trading transaction: every check first, then its writes. */
+  private async placeInTransaction(tx: Queryable, outbox: FeedOutbox, { accountId, order, now }: PlacementItem): Promise<{ view: OrderView; marketId: string }> {
+    const { makerSide, yesLimit } = crossingOf(order);
+    // One round trip: the market's lock, then (a statement that sees everything committed before the lock)
+    // the sequence, the client_order_id check, the position to sell from, the crossing orders, and the
+    // balance rows of every account the placement can change, locked in account order.
+    const { market, reads: maybeReads } = await repo.placementBegin(tx, order.ticker, {
+      accountId,
+      clientOrderId: order.clientOrderId,
+      side: order.side,
+      sell: order.action === 'sell',
+      bookSide: makerSide,
+      yesLimit: formatTicks(yesLimit),
+    });
+    if (!market) throw notFound(`no market '${order.ticker}'`);
+    if (market.status !== 'ACTIVE' || !maybeReads) throw conflict(`market '${market.ticker}' is ${market.status}, not ACTIVE`);
+    const marketId = String(market.id);
+    const reads = maybeReads;
+    if (order.clientOrderId !== undefined && reads.clientOrderIdTaken) {
+      throw conflict(`client_order_id '${order.clientOrderId}' is already used by another order of this account`);
+    }
+    if (order.action === 'sell') {
+      const position = reads.position;
+      const available = position ? lotsOf(position.shares) - lotsOf(position.reserved) : 0n;
+      if (available < order.lots) {
+        throw invalid(`insufficient position: ${formatLots(available)} ${order.side.toUpperCase()} shares available to sell, order needs ${formatLots(order.lots)}`);
+      }
+    }
+
+    const id = randomUUID();
+    const sequence = reads.sequence;
+    const taker: LiveOrder = { id, accountId, marketId, side: order.side, action: order.action, price: order.price, remaining: order.lots };
+    const crossing = reads.crossing;
+
+    const changes = new Changeset();
+    const resting = new Map<string, LiveOrder>();
+    const book = new OrderBook();
+    for (const row of crossing) {
+      const live = liveOrderOf(row);
+      // Expired but not yet swept: cancelled here, never matched.
+      if (row.expiration_ts && row.expiration_ts.getTime() <= now.getTime()) changes.cancelResting(live, 'expired');
+      else {
+        resting.set(live.id, live);
+        book.add(engineOrderOf(live, row.sequence));
+      }
+    }
+    const result = book.match(engineOrderOf(taker, sequence), { timeInForce: order.timeInForce, postOnly: order.postOnly });
+    if (result.rejected === 'post_only_would_cross') throw invalid('post_only order would cross the book: it would execute at once instead of resting');
+
+    changes.reserve(taker, order.lots);
+    for (const fill of result.fills) changes.applyFill(marketId, fill, order.price);
+    for (const own of result.selfTradeCancelled) changes.cancelResting(resting.get(own.id)!, 'self_trade');
+    changes.release(taker, result.cancelledRemainder);
+    if (result.restingRemainder > 0n) changes.rest({ ...taker, remaining: result.restingRemainder });
+
+    // Locked by placementBegin: the placing account's and every crossing order's account's (a superset of changes.accounts()).
+    const balances = new Map(reads.balances.map((r) => [r.user_id, { cash: microOf(r.cash), reserved: microOf(r.reserved) }]));
+    const required = order.action === 'buy' ? notionalMicroDots(order.price, order.lots) : 0n;
+    const cash = balances.get(accountId)?.cash ?? 0n;
+    if (cash < required) {
+      throw invalid(`insufficient balance: ${formatMoney(cash)} Dots available, order needs ${formatMoney(required)}`);
+    }
+
+    const status: OrderStatus =
+      result.restingRemainder > 0n ? (result.filled > 0n ? 'PARTIAL' : 'OPEN') : result.cancelledRemainder > 0n ? 'CANCELLED' : 'FILLED';
+    const cancelReason =
+      result.rejected === 'fok_not_fillable' ? 'fok_not_fillable' : result.cancelledRemainder > 0n ? `${order.timeInForce.toLowerCase()}_remainder` : null;
+    const newOrder: repo.NewOrderRow = {
+      id,
+      account_id: accountId,
+      market_id: marketId,
+      side: order.side,
+      action: order.action,
+      price: formatTicks(order.price),
+      count: formatLots(order.lots),
+      remaining: formatLots(result.restingRemainder),
+      filled: formatLots(result.filled),
+      cancelled: formatLots(result.cancelledRemainder),
+      status,
+      time_in_force: order.timeInForce,
+      post_only: order.postOnly,
+      reduce_only: order.reduceOnly,
+      client_order_id: order.clientOrderId ?? id,
+      builder_code: order.builderCode,
+      expiration_ts: order.expiration,
+      sequence,
+      cancel_reason: cancelReason,
+    };
+    // The order is inserted by the same statement as everything else (persist).
+    const inserted = (await this.persist(tx, changes, balances, { order: newOrder, resting: result.restingRemainder }, outbox))!;
+    // The row as inserted is the order's final state (persist writes only resting orders' rows): no read back.
+    return { view: orderView({ ...inserted, ticker: market.ticker }), marketId };
   }
 
   async listOrders(accountId: string, input: ListOrdersInput): Promise<{ cursor: string | null; orders: OrderView[] }> {
@@ -339,14 +411,14 @@ export class TradingService implements Trading, MarketSettlement {
       scope = String(market.id);
     }
     const marketIds = [...new Set((await repo.findLiveOrdersOfAccount(this.db, accountId, scope)).map((o) => String(o.market_id)))];
-    const cancelled = await this.transaction(async (tx, sink) => {
+    const cancelled = await this.transaction(async (tx, outbox) => {
       await repo.lockMarketsById(tx, marketIds);
       // Again under the locks: only markets locked here, and only orders still live.
       const locked = new Set(marketIds);
       const live = (await repo.findLiveOrdersOfAccount(tx, accountId, scope)).filter((o) => locked.has(String(o.market_id)));
       const changes = new Changeset();
       for (const row of live) changes.cancelResting(liveOrderOf(row), 'requested');
-      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()), undefined, sink);
+      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()), undefined, outbox);
       return live.length;
     });
     await this.refreshRollups(marketIds);
@@ -383,7 +455,7 @@ export class TradingService implements Trading, MarketSettlement {
     const remaining = parseDecreaseCount(count);
     const found = await repo.findOrder(this.db, accountId, id);
     if (!found) throw notFound(`no order '${clip(orderId)}'`);
-    await this.transaction(async (tx, sink) => {
+    await this.transaction(async (tx, outbox) => {
       await repo.lockMarketsById(tx, [String(found.market_id)]);
       const row = (await repo.findOrder(tx, accountId, id))!;
       if (!isLive(row)) throw conflict(`order '${id}' is ${row.status}, not live`);
@@ -395,7 +467,7 @@ export class TradingService implements Trading, MarketSettlement {
       }
       const changes = new Changeset();
       changes.decreaseResting(live, remaining);
-      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()), undefined, sink);
+      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()), undefined, outbox);
     });
     await this.refreshRollups([String(found.market_id)]);
   }
@@ -414,12 +486,12 @@ export class TradingService implements Trading, MarketSettlement {
       if (marketIds.length === 0) return total;
       for (const marketId of marketIds) {
         seen.add(marketId);
-        total += await this.transaction(async (tx, sink) => {
+        total += await this.transaction(async (tx, outbox) => {
           await repo.lockMarketsById(tx, [marketId]);
           const expired = await repo.findExpiredOrdersOfMarket(tx, marketId, now);
           const changes = new Changeset();
           for (const row of expired) changes.cancelResting(liveOrderOf(row), 'expired');
-          await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()), undefined, sink);
+          await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()), undefined, outbox);
           return expired.length;
         });
         await this.refreshRollups([marketId]);
@@ -563,13 +635,20 @@ export class TradingService implements Trading, MarketSettlement {
 
   /**
    * One of this service's own trading transactions: `work` gets the transaction and a list for the feed's
-   * notification items (persist), which are sent once it has committed (nothing if it rolls back), so the
-   * transaction does not NOTIFY (which would make commits wait for each other on a global lock).
+   * outbox entries (persist), written by one statement at its end (several changes of one market, as
+   * placements committed together, are numbered in order), and notified once it has committed (nothing
+   * if it rolls back), so the transaction does not NOTIFY (which would make commits wait for each other on
+   * a global lock).
    */
-  private async transaction<T>(work: (tx: Queryable, sink: FeedNotes) => Promise<T>): Promise<T> {
-    const sink: FeedNotes = [];
-    const result = await inTransaction(this.db, (tx) => work(tx, sink));
-    for (const items of sink) this.notifier.notify(items);
+  private async transaction<T>(work: (tx: Queryable, outbox: FeedOutbox) => Promise<T>): Promise<T> {
+    const outbox: FeedOutbox = [];
+    let notification: string | null = null;
+    const result = await inTransaction(this.db, async (tx) => {
+      const value = await work(tx, outbox);
+      notification = await feedRepo.appendFeedRecords(tx, outbox);
+      return value;
+    });
+    this.notifier.notify(notification);
     return result;
   }
 
@@ -595,7 +674,7 @@ export class TradingService implements Trading, MarketSettlement {
     changes: Changeset,
     balances: Map<string, { cash: bigint; reserved: bigint }>,
     placement?: { order: repo.NewOrderRow; resting: bigint },
-    sink?: FeedNotes,
+    outbox?: FeedOutbox,
   ): Promise<repo.ChangedOrderRow | undefined> {
     for (const [accountId, delta] of changes.balances) {
       const before = balances.get(accountId);
@@ -677,11 +756,11 @@ export class TradingService implements Trading, MarketSettlement {
     const decreased: BookRemoval[] = written.decreased;
     const placed: PlacedOrder | undefined = placement && written.placed ? { row: written.placed, resting: placement.resting } : undefined;
 
-    // The real-time feed's outbox record of all this (built from what the writes above returned), in one
-    // statement. Every process's listener is notified: by this process after the commit when the
-    // transaction is this service's own (`sink`, see transaction()), else by the transaction's commit.
+    // The real-time feed's outbox record of all this (built from what the writes above returned): written at
+    // the end of the transaction and notified by this process after its commit when the transaction is
+    // this service's own (`outbox`, see transaction()); else written now, and notified by its commit.
     const entries = outboxEntries({ changes, tradeIds, fillIds, filled, cancelled, decreased, placed, figures });
-    if (sink) sink.push(await feedRepo.appendFeedRecords(tx, entries));
+    if (outbox) outbox.push(...entries);
     else await feedRepo.appendFeedEvents(tx, entries);
     return written.placed;
   }
@@ -696,7 +775,7 @@ export class TradingService implements Trading, MarketSettlement {
     const wanted = [...new Set(ids.flatMap((i) => (i.id ? [i.id] : [])))];
     const found = await repo.findOrdersOfAccount(this.db, accountId, wanted);
     const marketIds = [...new Set(found.filter(isLive).map((o) => String(o.market_id)))];
-    const results = await this.transaction(async (tx, sink) => {
+    const results = await this.transaction(async (tx, outbox) => {
       await repo.lockMarketsById(tx, marketIds);
       const current = new Map((await repo.findOrdersOfAccount(tx, accountId, wanted)).map((o) => [o.id, o]));
       const locked = new Set(marketIds);
@@ -711,7 +790,7 @@ export class TradingService implements Trading, MarketSettlement {
         changes.cancelResting(liveOrderOf(row), 'requested');
         return { orderId: raw };
       });
-      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()), undefined, sink);
+      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()), undefined, outbox);
       return out;
     });
     await this.refreshRollups(marketIds);
