@@ -102,6 +102,17 @@ export interface SettlementRow {
   created_at: Date;
 }
 
+/**
+ * Makes the rest of a trading transaction run its statements on generic plans (planned once per connection
+ * for the named ones). Left to choose, PostgreSQL re-plans the write statement (persistChanges) for nearly
+ * every call, because a plan made for the actual array sizes looks cheaper; planning it costs about as much
+ * as running it. Every statement of a trading transaction reads and writes rows by key, which a generic
+ * plan does as well as a custom one.
+ */
+export async function useGenericPlans(tx: Queryable): Promise<void> {
+  await tx.raw('set local plan_cache_mode = force_generic_plan');
+}
+
 // --- markets
 
 const MARKET_COLUMNS = ['id', 'ticker', 'event_id', 'status'] as const;

@@ -644,6 +644,7 @@ export class TradingService implements Trading, MarketSettlement {
     const outbox: FeedOutbox = [];
     let notification: string | null = null;
     const result = await inTransaction(this.db, async (tx) => {
+      await repo.useGenericPlans(tx);
       const value = await work(tx, outbox);
       notification = await feedRepo.appendFeedRecords(tx, outbox);
       return value;
