@@ -109,6 +109,9 @@ const similarIds = (name: string, from: string, contains: string, similar: strin
  * Parameters: $1 text, $2 upper, $3 prefix, $4 upper prefix, $5 contains, $6 page size, $7 twice the page size.
  * Run with enable_seqscan off (the service sets it for its trigram step; the prefix step reads btrees anyway).
  */
+/** Rank-2 results are read kind after kind, in rank order. */
+const SIMILAR_KINDS = ['series', 'event', 'market', 'tag', 'profile'];
+
 export const SQL_SEARCH = `
   with p_market_ids as (
     (select id from markets where (ticker collate "C") like $4 order by (ticker collate "C"), id limit $6)
@@ -140,21 +143,10 @@ export const SQL_SEARCH = `
   select kind, id, ticker, title, subtitle from (
     (select * from (${searchCandidates('p_')}) c where tier <= 1
       order by tier, kind_rank, word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)
+${SIMILAR_KINDS.map((kind) => `
     union all
-    (select * from (${searchCandidates('s_')}) c where tier = 2 and kind = 'series'
-      order by word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)
-    union all
-    (select * from (${searchCandidates('s_')}) c where tier = 2 and kind = 'event'
-      order by word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)
-    union all
-    (select * from (${searchCandidates('s_')}) c where tier = 2 and kind = 'market'
-      order by word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)
-    union all
-    (select * from (${searchCandidates('s_')}) c where tier = 2 and kind = 'tag'
-      order by word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)
-    union all
-    (select * from (${searchCandidates('s_')}) c where tier = 2 and kind = 'profile'
-      order by word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)
+    (select * from (${searchCandidates('s_')}) c where tier = 2 and kind = '${kind}'
+      order by word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)`).join('')}
   ) r
   limit $6`;
 
