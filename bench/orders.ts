@@ -781,8 +781,8 @@ async function main(): Promise<void> {
     const [oneRow] = rows;
     console.log(
       `\nstatements per placement: resting ${restingOnce.statements.length} (${inTransaction(restingOnce.statements)} from BEGIN to COMMIT), ` +
-        `crossing ${crossingOnce.statements.length} (${inTransaction(crossingOnce.statements)}); on one market, placements queue for its row lock, ` +
-        `held ${(1000 / oneRow!.rate!).toFixed(1)} ms per placement (1 / rate)`,
+        `crossing ${crossingOnce.statements.length} (${inTransaction(crossingOnce.statements)}), each alone; on one market, placements are ` +
+        `made one at a time under its row lock (those arriving together in one transaction): ${(1000 / oneRow!.rate!).toFixed(1)} ms per placement (1 / rate)`,
     );
     console.log(`\nsetup ${setupSeconds.toFixed(0)} s, measuring ${measureSeconds.toFixed(0)} s; ${settings.orders} orders, ${settings.trades} trades in the database`);
 
