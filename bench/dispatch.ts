@@ -27,14 +27,12 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import Koa from 'koa';
-import { bodyParser } from '@koa/bodyparser';
 import type { OpenAPIV3 } from 'openapi-types';
 import { listOperations } from '../codegen/operations.js';
 import { emitRequestValidators } from '../codegen/validators.js';
-import { BODY_LIMIT } from '../src/app.js';
+import { buildApp } from '../src/app.js';
 import { handlers } from '../src/handlers/index.js';
 import { createApiMiddleware, type DispatchEntry, type OperationImplementation } from '../src/http/api.js';
-import { docsAssets, requestLifecycle } from '../src/http/middleware.js';
 import { createLogger, logDestination } from '../src/logger.js';
 import type { Services } from '../src/services.js';
 import { type AutocannonResult, autocannon, close, listen } from './lib.js';
@@ -122,17 +120,9 @@ function padDocument(real: OpenAPIV3.Document, minimum: number): { doc: OpenAPIV
   };
 }
 
-/** The chain createApp (src/app.ts) builds, around the given dispatcher. Keep the two in step. */
+/** The app createApp (src/app.ts) serves, around the given dispatcher, logging at `logLevel` to /dev/null. */
 function fullStack(dispatcher: Koa.Middleware, logLevel: string): Koa {
-  const app = new Koa();
-  app.proxy = false;
-  app.silent = true;
-  const logger = createLogger(logLevel, logDestination('/dev/null'));
-  app.use(requestLifecycle(logger));
-  app.use(docsAssets());
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] }));
-  app.use(dispatcher);
-  return app;
+  return buildApp(createLogger(logLevel, logDestination('/dev/null')), dispatcher);
 }
 
 

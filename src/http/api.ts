@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Middleware } from 'koa';
-import { OpenAPIBackend, type Document, type Operation, type Request, type ValidationResult } from 'openapi-backend';
+import { OpenAPIBackend, type Document, type Operation, type Request } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
 import type { OpenAPIV3 } from 'openapi-types';
 import { operationTable } from '../generated/operations.js';
@@ -10,6 +10,7 @@ import type { Services } from '../services.js';
 import { handlers as defaultHandlers } from '../handlers/index.js';
 import { sendError } from './errors.js';
 import { describeValidationErrors } from './validation-errors.js';
+import { parseQuery } from './query.js';
 import { CompiledRouter, CompiledValidator, PathParameterEncodingError } from './router.js';
 import type { ApiRequest, HandlerDeps } from './types.js';
 
@@ -23,32 +24,36 @@ const precompiledValidators = require('../generated/request-validators.cjs') as 
  * "0x10" would be 16, "1e400" Infinity (an integer to its check) and " " zero: refused here, before it.
  */
 const NUMERALS = { integer: /^[+-]?\d{1,300}$/, number: /^[+-]?(\d{1,300}(\.\d{0,300})?|\.\d{1,300})$/ } as const;
-const numericQueryParameters = new WeakMap<Operation, Map<string, keyof typeof NUMERALS>>();
 
 /** The operation's integer and number query parameters (or arrays of them), by name. */
 function numericQueryParametersOf(operation: Operation): Map<string, keyof typeof NUMERALS> {
-  let byName = numericQueryParameters.get(operation);
-  if (!byName) {
-    byName = new Map();
-    for (const parameter of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
-      const schema = parameter.schema as OpenAPIV3.SchemaObject | undefined;
-      if (parameter.in !== 'query' || !schema || byName.has(parameter.name)) continue;
-      const type = schema.type === 'array' ? (schema.items as OpenAPIV3.SchemaObject | undefined)?.type : schema.type;
-      if (type === 'integer' || type === 'number') byName.set(parameter.name, type);
-    }
-    numericQueryParameters.set(operation, byName);
+  const byName = new Map<string, keyof typeof NUMERALS>();
+  for (const parameter of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
+    const schema = parameter.schema as OpenAPIV3.SchemaObject | undefined;
+    if (parameter.in !== 'query' || !schema || byName.has(parameter.name)) continue;
+    const type = schema.type === 'array' ? (schema.items as OpenAPIV3.SchemaObject | undefined)?.type : schema.type;
+    if (type === 'integer' || type === 'number') byName.set(parameter.name, type);
   }
   return byName;
 }
 
-function malformedNumerals(operation: Operation, query: Record<string, unknown>): ErrorObject[] {
-  const errors: ErrorObject[] = [];
-  for (const [name, type] of numericQueryParametersOf(operation)) {
+function isNumeral(type: keyof typeof NUMERALS, value: unknown): boolean {
+  return typeof value !== 'string' || NUMERALS[type].test(value);
+}
+
+function malformedNumerals(numeric: Map<string, keyof typeof NUMERALS>, query: Record<string, unknown>): ErrorObject[] | undefined {
+  let errors: ErrorObject[] | undefined;
+  for (const [name, type] of numeric) {
     const value = query[name];
     if (value === undefined) continue;
-    const values = Array.isArray(value) ? value : [value];
-    if (values.every((item) => typeof item !== 'string' || NUMERALS[type].test(item))) continue;
-    errors.push({ keyword: 'type', instancePath: `/query/${name}`, schemaPath: `#/query/${name}`, params: { type }, message: `must be ${type}` });
+    let wellFormed = true;
+    if (Array.isArray(value)) {
+      for (const item of value) wellFormed &&= isNumeral(type, item);
+    } else {
+      wellFormed = isNumeral(type, value);
+    }
+    if (wellFormed) continue;
+    (errors ??= []).push({ keyword: 'type', instancePath: `/query/${name}`, schemaPath: `#/query/${name}`, params: { type }, message: `must be ${type}` });
   }
   return errors;
 }
@@ -59,8 +64,8 @@ function bearerToken(header: unknown): string | undefined {
   return match?.[1];
 }
 
-function clampQuery(query: Record<string, unknown>, maxima: DispatchEntry['clampMaxima']): Record<string, unknown> {
-  for (const [name, maximum] of Object.entries(maxima)) {
+function clampQuery(query: Record<string, unknown>, maxima: ReadonlyArray<readonly [string, number]>): Record<string, unknown> {
+  for (const [name, maximum] of maxima) {
     const value = query[name];
     if (typeof value === 'number' && value > maximum) query[name] = maximum;
   }
@@ -72,6 +77,35 @@ export interface DispatchEntry {
   readonly handler: string;
   readonly requiredRole?: string;
   readonly clampMaxima: Readonly<Record<string, number>>;
+}
+
+/** What the dispatcher resolves once per operation. */
+interface Route {
+  operationId: string;
+  entry: DispatchEntry;
+  implementation: OperationImplementation;
+  access: Access;
+  numeric: Map<string, keyof typeof NUMERALS>;
+  clampMaxima: ReadonlyArray<readonly [string, number]>;
+}
+
+/**
+ * The operation's security requirements (the router has merged in the document's), any one of which
+ * suffices: none or an empty one, 'open'; one of bearerAuth alone, the only scheme the document declares,
+ * 'bearer'; else 'closed' (a requirement naming another scheme cannot be met).
+ */
+type Access = 'open' | 'bearer' | 'closed';
+
+function accessOf(operation: Operation): Access {
+  const requirements = operation.security ?? [];
+  if (requirements.length === 0 || requirements.some((requirement) => Object.keys(requirement).length === 0)) return 'open';
+  if (requirements.some((requirement) => Object.keys(requirement).every((scheme) => scheme === 'bearerAuth'))) return 'bearer';
+  return 'closed';
+}
+
+/** An object or array Koa would send as JSON (not a Buffer, stream, Blob or Response). */
+function isJsonValue(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (Array.isArray(body) || Object.getPrototypeOf(body) === Object.prototype);
 }
 
 /** What an operation implementation looks like to the dispatcher (HandlerRegistry's entries, untyped). */
@@ -125,7 +159,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
   // Every operation of the document needs a table row, an implementation and its precompiled validators:
   // a missing validator would be compiled lazily by openapi-backend with other Ajv options (and 90 ms).
   const problems: string[] = [];
-  const routes: Array<{ operationId: string; entry: DispatchEntry; implementation: OperationImplementation }> = [];
+  const routes: Route[] = [];
   const requestValidators: Record<string, unknown> = {};
   for (const operation of router.getOperations()) {
     const operationId = operation.operationId;
@@ -141,7 +175,16 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     else if (typeof implementation !== 'function') problems.push(`${operationId} (${where}): no handler '${entry.handler}'`);
     if (!Array.isArray(compiled)) problems.push(`${operationId} (${where}) has no precompiled request validators`);
     else requestValidators[operationId] = compiled;
-    if (entry && typeof implementation === 'function') routes.push({ operationId, entry, implementation });
+    if (entry && typeof implementation === 'function') {
+      routes.push({
+        operationId,
+        entry,
+        implementation,
+        access: accessOf(operation),
+        numeric: numericQueryParametersOf(operation),
+        clampMaxima: Object.entries(entry.clampMaxima),
+      });
+    }
   }
   if (problems.length > 0) {
     throw new Error(`the dispatcher does not match the document (run npm run codegen):\n  - ${problems.join('\n  - ')}`);
@@ -150,15 +193,10 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
 
   const routeById = new Map(routes.map((route) => [route.operationId, route]));
 
-  /** The operation's security requirements (the router has merged in the document's): any one satisfied. */
-  async function authenticate(operation: Operation, headers: Record<string, unknown>): Promise<{ authorized: boolean; account?: Account }> {
-    const requirements = operation.security ?? [];
-    if (requirements.length === 0 || requirements.some((requirement) => Object.keys(requirement).length === 0)) return { authorized: true };
-    // bearerAuth is the only scheme the document declares; a requirement naming another cannot be met.
-    if (!requirements.some((requirement) => Object.keys(requirement).every((scheme) => scheme === 'bearerAuth'))) return { authorized: false };
+  /** The account of a 'bearer' operation's token, or undefined if it has none or an unknown one. */
+  async function bearerAccount(headers: Record<string, unknown>): Promise<Account | undefined> {
     const token = bearerToken(headers.authorization);
-    const account = token ? await services.accounts.authenticate(token) : undefined;
-    return account ? { authorized: true, account } : { authorized: false };
+    return token ? await services.accounts.authenticate(token) : undefined;
   }
 
   // openapi-backend's request pipeline (route, security, validation with coercion, handler) driven here
@@ -168,7 +206,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     const req: Request = {
       method: koa.method,
       path: koa.path,
-      query: koa.query as Record<string, string | string[]>,
+      query: parseQuery(koa.querystring),
       headers: koa.headers as Record<string, string | string[]>,
       body: (koa.request as { body?: unknown }).body,
     };
@@ -180,12 +218,13 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
       return sendError(koa, 'not_found', `no route ${koa.method} ${koa.path}`);
     }
     const route = routeById.get(operation.operationId as string)!;
-    const { authorized, account } = await authenticate(operation, req.headers);
-    if (!authorized) return sendError(koa, 'unauthorized', 'missing or invalid bearer token');
+    // Only operations that take a token wait for the account lookup.
+    const account = route.access === 'bearer' ? await bearerAccount(req.headers) : undefined;
+    if (route.access === 'closed' || (route.access === 'bearer' && !account)) return sendError(koa, 'unauthorized', 'missing or invalid bearer token');
 
-    let validation: ValidationResult<Request>;
+    let validation: ReturnType<CompiledValidator['validateOperation']>;
     try {
-      validation = validator.validateRequest(req, operation);
+      validation = validator.validateOperation(req, operation);
     } catch (error) {
       // openapi-backend's path parser percent-decodes path parameters and throws on a malformed escape.
       if (error instanceof PathParameterEncodingError) {
@@ -193,21 +232,21 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
       }
       throw error;
     }
-    const numerals = malformedNumerals(operation, req.query as Record<string, unknown>);
-    const reported = new Set(numerals.map((error) => error.instancePath));
-    const errors = [...numerals, ...((validation.errors ?? []) as ErrorObject[]).filter((error) => !reported.has(error.instancePath))];
-    if (errors.length > 0) {
+    const numerals = malformedNumerals(route.numeric, req.query as Record<string, unknown>);
+    if (numerals || validation.errors) {
+      const reported = new Set(numerals?.map((error) => error.instancePath));
+      const errors = [...(numerals ?? []), ...((validation.errors ?? []) as ErrorObject[]).filter((error) => !reported.has(error.instancePath))];
       const { message, details } = describeValidationErrors(errors);
       return sendError(koa, 'invalid_request', message, details);
     }
     if (route.entry.requiredRole && account?.role !== route.entry.requiredRole) throw forbidden(`requires role ${route.entry.requiredRole}`);
 
-    const coerced = validation.coerced as Request & { params: Record<string, string> };
+    // openapi-backend's coerced request: the raw query and no path parameters if no validator passed.
     const request = {
       operationId: route.operationId,
-      // Already percent-decoded once by openapi-backend's path parser (bath); not decoded again.
-      params: coerced.params,
-      query: clampQuery(coerced.query as Record<string, unknown>, route.entry.clampMaxima),
+      // Already percent-decoded once by the path parser (as openapi-backend's bath-es5); not decoded again.
+      params: validation.coerced ? validation.params : undefined,
+      query: clampQuery((validation.coerced ? validation.query : req.query) as Record<string, unknown>, route.clampMaxima),
       body: req.body,
       account,
       token: account ? bearerToken(req.headers.authorization) : undefined,
@@ -216,6 +255,8 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     const reply = await route.implementation(request, { services, koa });
     koa.status = Number(reply.status);
     if (reply.headers) koa.set(reply.headers);
+    // A JSON body gets the type the request lifecycle would give it, without Koa's lookup and a rewrite.
+    if (isJsonValue(reply.body) && !koa.res.hasHeader('Content-Type')) koa.set('Content-Type', 'application/json');
     koa.body = reply.body;
   };
 }

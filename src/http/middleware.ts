@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Middleware } from 'koa';
-import type { Logger } from '../logger.js';
+import type { Context, Middleware } from 'koa';
+import { accessLogger, type Logger } from '../logger.js';
 import { presentError } from './errors.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -13,6 +13,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * access-log line per request (never headers or bodies, so no credential is ever logged).
  */
 export function requestLifecycle(logger: Logger): Middleware {
+  const access = accessLogger(logger);
   return async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -25,10 +26,11 @@ export function requestLifecycle(logger: Logger): Middleware {
       if (presentError(ctx, error) === 'unexpected') logger.error({ err: error, requestId }, 'request failed');
     }
     // JSON carries no charset parameter (RFC 8259); contract tools compare the media type exactly.
-    if (ctx.response.type === 'application/json') ctx.set('Content-Type', 'application/json');
-    if (logger.isLevelEnabled('info')) {
+    const type = ctx.response.get('Content-Type');
+    if (typeof type === 'string' && type.startsWith('application/json;')) ctx.set('Content-Type', 'application/json');
+    if (access.isLevelEnabled('info')) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 }, 'request');
+      access.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 }, 'request');
     }
   };
 }
@@ -47,14 +49,17 @@ const DOCS_ASSETS: Record<string, { file?: string; text?: string; type: string }
 /** The static files of the /docs page, from the swagger-ui-dist package (no CDN). */
 export function docsAssets(): Middleware {
   const cache = new Map<string, string | Buffer>();
-  return async (ctx, next) => {
-    if (ctx.method !== 'GET' || !ctx.path.startsWith('/docs/assets/')) return next();
-    const name = ctx.path.slice('/docs/assets/'.length);
-    const asset = Object.hasOwn(DOCS_ASSETS, name) ? DOCS_ASSETS[name] : undefined;
-    if (!asset) return next();
+  async function serve(ctx: Context, name: string, asset: (typeof DOCS_ASSETS)[string]): Promise<void> {
     if (!cache.has(name)) cache.set(name, asset.text ?? (await readFile(path.join(SWAGGER_UI_DIR, asset.file!))));
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.type = asset.type;
     ctx.body = cache.get(name);
+  }
+  // Not async itself: every other request passes straight through.
+  return (ctx, next) => {
+    if (ctx.method !== 'GET' || !ctx.path.startsWith('/docs/assets/')) return next();
+    const name = ctx.path.slice('/docs/assets/'.length);
+    const asset = Object.hasOwn(DOCS_ASSETS, name) ? DOCS_ASSETS[name] : undefined;
+    return asset ? serve(ctx, name, asset) : next();
   };
 }

@@ -269,7 +269,7 @@ describe('CompiledValidator validates exactly as openapi-backend', () => {
         fc.constantFrom('getItem', 'putItem', 'search', 'getEvent'),
         fc.oneof(fc.constantFrom('1', '0', '42', 'x', '1.5', '%20'), fc.string({ maxLength: 3 }).filter((v) => !v.includes('/') && !v.includes('%') && v.trim() === v && v !== '')),
         fc.dictionary(fc.constantFrom('limit', 'status', 'ids', 'tags', 'filter', 'other'), value),
-        fc.dictionary(fc.constantFrom('x-trace', 'X-Trace', 'cookie', 'content-type'), fc.constantFrom('ab', 'a', 'session=1', 'application/json', 'text/plain')),
+        fc.dictionary(fc.constantFrom('x-trace', 'X-Trace', 'cookie', 'content-type', 'Content-Type'), fc.constantFrom('ab', 'a', 'session=1', 'application/json', 'text/plain')),
         fc.option(fc.oneof(fc.constantFrom('{"name":"x"}', '{', 'null'), fc.dictionary(fc.constantFrom('name', 'size', 'x'), fc.oneof(fc.string({ maxLength: 3 }), fc.integer()))), { nil: undefined }),
         (operationId, segment, query, headers, body) => {
           const operation = stockRouter.getOperation(operationId)!;

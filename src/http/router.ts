@@ -8,9 +8,6 @@ import type { OpenAPIV3 } from 'openapi-types';
  * versions its stock router calls (they are its dependencies, not ours).
  */
 const backendRequire = createRequire(createRequire(import.meta.url).resolve('openapi-backend'));
-const { params: bathParams } = backendRequire('bath-es5') as {
-  params: (template: string) => (pathname: string) => Record<string, string> | null;
-};
 const cookie = backendRequire('cookie') as { parse: (header: string) => Record<string, string | undefined> };
 const { cloneDeep } = backendRequire('lodash') as { cloneDeep: <T>(value: T) => T };
 
@@ -27,21 +24,25 @@ interface PathPattern {
   /** Length of the literal part: the more literal, the more specific (openapi-backend's ordering). */
   specificity: number;
   byMethod: Map<string, Operation>;
-  /** Bucket key: `slashes:first segment`, or `slashes:/` when the first segment is not all literal. */
-  key: string;
-  /** The key of the patterns with its '/' count and no literal first segment. */
-  anyKey: string;
+  /** Its number of '/': a path its RegExp matches has as many (a `{param}` matches `[^/]+`). */
+  slashes: number;
+  /** Its leading all-literal segments, which a path its RegExp matches begins with. */
+  leading: string[];
 }
 
-/** Stands for "any first segment" in a bucket key: no path segment contains '/'. */
-const ANY_SEGMENT = '/';
-
 /**
- * The only paths a template's RegExp can match have its number of '/' (a `{param}` matches `[^/]+`) and,
- * when its first segment is literal, that first segment. `/bench/r1/items/{id}` -> `4:bench`.
+ * The templates by '/' count, then by leading literal segments: `/bench/r1/items/{id}` sits at
+ * 4 > bench > r1 > items. A path walks down its own segments as far as the tree goes; the node it reaches
+ * lists every template that can match it (those of that node and of its ancestors), in the global order.
  */
-function bucketKey(slashes: number, firstSegment: string): string {
-  return `${slashes}:${firstSegment}`;
+interface RouteNode {
+  own: PathPattern[];
+  candidates: PathPattern[];
+  children: Map<string, RouteNode>;
+}
+
+function routeNode(): RouteNode {
+  return { own: [], candidates: [], children: new Map() };
 }
 
 function countSlashes(path: string): number {
@@ -50,22 +51,25 @@ function countSlashes(path: string): number {
   return count;
 }
 
-/** openapi-backend's normalizeRequest path and method, without building the copy of the request. */
-function normalizedPathAndMethod(req: Request): { path: string; method: string } {
+/** openapi-backend's normalizeRequest path, without building the copy of the request. */
+function normalizedPath(req: Request): string {
   let path = req.path?.trim() || '';
   if (!path.startsWith('/')) path = `/${path}`;
   // path.split('?')[0], without the array
   const query = path.indexOf('?');
-  if (query !== -1) path = path.slice(0, query);
-  return { path, method: req.method.trim().toLowerCase() };
+  return query === -1 ? path : path.slice(0, query);
+}
+
+/** openapi-backend's normalizeRequest method. */
+function normalizedMethod(req: Request): string {
+  return req.method.trim().toLowerCase();
 }
 
 interface PathParser {
-  /** bath-es5's parser for the template, as openapi-backend builds it on every parseRequest call. */
-  parse: (pathname: string) => Record<string, string> | null;
-  /** The raw-value regex and names, only to name the parameter of a malformed escape. */
-  raw: RegExp;
+  regex: RegExp;
   names: string[];
+  /** For each parameter, the index of the first one with its name. */
+  firstOfName: number[];
 }
 
 type QueryParameter = OpenAPIV3.ParameterObject;
@@ -99,6 +103,12 @@ function cloneQuery(query: object): Record<string, unknown> {
   return copy;
 }
 
+/** No operation: openapi-backend's error when strict, else undefined (not a closure: tsx names each one it creates). */
+function noMatch(strict: boolean | undefined, reason: string): undefined {
+  if (strict) throw Error(reason);
+  return undefined;
+}
+
 /**
  * openapi-backend's router with its per-request costs compiled once. Routing, parsing and their results
  * are openapi-backend 5.21's (src/http/router.test.ts compares both routers); only the work moves:
@@ -109,14 +119,15 @@ function cloneQuery(query: object): Record<string, unknown> {
  *   Same semantics: an exact path match wins; otherwise the matching templates are tried from the most
  *   literal to the least (a stable sort: ties keep document order, as lodash's orderBy does) and the first
  *   one that has the method is taken; a path that matches with no such method is "405", no match "404".
- *   So `/events/keyset` beats `/events/{id}`. Only the templates with the path's '/' count and literal
- *   first segment (or a templated one) are tested: the others' RegExps cannot match.
+ *   So `/events/keyset` beats `/events/{id}`. Only the templates with the path's '/' count and leading
+ *   literal segments are tested (see RouteNode): the others' RegExps cannot match.
  * - `parseRequest` (once per request, inside validation: the dispatcher in api.ts drives the steps
- *   itself instead of openapi-backend's handleRequest, which parses four times). The stock one compiles the operation's path template with bath-es5 each time, scans the
- *   operation's parameters for each query value, lodash-maps the headers, deep-clones the query and
- *   builds its result by adding properties after an object spread (slow in V8). Here the bath-es5 parser
- *   and the query-parameter lookup are cached per operation, headers
- *   and query are copied with plain loops and the result is built with Object.assign (same results).
+ *   itself instead of openapi-backend's handleRequest, which parses four times). The stock one compiles
+ *   the operation's path template with bath-es5 each time, scans the operation's parameters for each
+ *   query value, lodash-maps the headers, deep-clones the query and builds its result by adding
+ *   properties after an object spread (slow in V8). Here bath-es5's path parsing is compiled per template
+ *   and the query-parameter lookup cached per operation, headers and query are copied with plain loops
+ *   and the result is built with Object.assign (same results).
  * - `normalizeRequest` builds its copy with Object.assign, and matching/parsing skip the copy altogether.
  * - `parseRequestQuery` no longer serialises an object query with URLSearchParams only to discard it.
  * - A malformed percent-escape in a path parameter throws PathParameterEncodingError (the dispatcher
@@ -125,15 +136,15 @@ function cloneQuery(query: object): Record<string, unknown> {
  * Measured with bench/dispatch.ts (154 operations, 32 connections, 2-vCPU VM): the design as first
  * committed (cached operation list, compiled matchOperation, stock parsing and validation) served
  * 8.4k / 6.3k req/s on a literal / templated path, stock openapi-backend 2.2k / 1.0k; with this file
- * 12.4k / 10.4k, against 40k for plain Koa.
+ * 12.4k / 10.4k, against 40k for plain Koa. With the route tree, the compiled path parameters and
+ * validateOperation, the whole app of src/app.ts (logging included) serves about 24k / 22k against 43k.
  */
 export class CompiledRouter extends OpenAPIRouter {
   private operations: Operation[] | undefined;
   private byId: Map<string, Operation> | undefined;
   private exact: Map<string, Map<string, Operation>> | undefined;
-  private patterns: PathPattern[] | undefined;
-  /** The sorted patterns that can match a path, by bucket key (see bucketKey). */
-  private buckets: Map<string, PathPattern[]> | undefined;
+  /** The sorted patterns that can match a path, by '/' count (see RouteNode). */
+  private routes: Map<number, RouteNode> | undefined;
   private readonly pathParsers = new Map<string, PathParser>();
   private readonly queryParameters = new WeakMap<Operation, Map<string, QueryParameter>>();
 
@@ -155,26 +166,28 @@ export class CompiledRouter extends OpenAPIRouter {
   override matchOperation(req: Request, strict: true): Operation;
   override matchOperation(req: Request, strict?: boolean): Operation | undefined {
     this.compile();
-    const normalized = normalizedPathAndMethod(req);
-    const fail = (reason: string) => {
-      if (strict) throw Error(reason);
-      return undefined;
-    };
-    if (!(this as unknown as { isUnderApiRoot(path: string): boolean }).isUnderApiRoot(normalized.path)) {
-      return fail('404-notFound: no route matches request');
+    const requestPath = normalizedPath(req);
+    if (!(this as unknown as { isUnderApiRoot(path: string): boolean }).isUnderApiRoot(requestPath)) {
+      return noMatch(strict, '404-notFound: no route matches request');
     }
-    const method = normalized.method;
-    const path = this.normalizePath(normalized.path);
+    const method = normalizedMethod(req);
+    const path = this.normalizePath(requestPath);
 
     const exactMatch = this.exact!.get(path)?.get(method);
     if (exactMatch) return exactMatch;
 
-    // Only the templates that can match the path (same '/' count, same literal first segment) are tested,
-    // in the global order; the others' RegExps would all fail.
-    const slashes = countSlashes(path);
-    const end = path.indexOf('/', 1);
-    const first = path.slice(1, end === -1 ? undefined : end);
-    const candidates = this.buckets!.get(bucketKey(slashes, first)) ?? this.buckets!.get(bucketKey(slashes, ANY_SEGMENT)) ?? [];
+    // Only the templates that can match the path (same '/' count, same leading literal segments) are
+    // tested, in the global order; the others' RegExps would all fail.
+    let node = this.routes!.get(countSlashes(path));
+    let candidates = node?.candidates ?? [];
+    for (let start = 1; node; ) {
+      const end = path.indexOf('/', start);
+      node = node.children.get(path.slice(start, end === -1 ? undefined : end));
+      if (!node) break;
+      candidates = node.candidates;
+      if (end === -1) break;
+      start = end + 1;
+    }
     let pathMatched = false;
     for (const pattern of candidates) {
       if (!pattern.regex.test(path)) continue;
@@ -183,13 +196,14 @@ export class CompiledRouter extends OpenAPIRouter {
       if (operation) return operation;
     }
     return pathMatched
-      ? fail('405-methodNotAllowed: this method is not registered for the route')
-      : fail('404-notFound: no route matches request');
+      ? noMatch(strict, '405-methodNotAllowed: this method is not registered for the route')
+      : noMatch(strict, '404-notFound: no route matches request');
   }
 
   /** The stock result (`{ ...req, path, method }`), built with Object.assign (see parseRequest). */
   override normalizeRequest(req: Request): Request {
-    const { path, method } = normalizedPathAndMethod(req);
+    const path = normalizedPath(req);
+    const method = normalizedMethod(req);
     if (Object.hasOwn(req, '__proto__')) return { ...req, path, method };
     return Object.assign({}, req, { path, method });
   }
@@ -200,6 +214,24 @@ export class CompiledRouter extends OpenAPIRouter {
   }
 
   override parseRequest(req: Request, operation?: Operation): ParsedRequest {
+    // `{ ...normalizeRequest(req), params, headers, query, cookies, requestBody }`, the stock result, with
+    // the same keys in the same order. V8 adds properties after an object spread slowly (about 0.7 µs each,
+    // 3 µs here, and worse on the validator's copies of the request); Object.assign onto a fresh object
+    // does not. (Unlike a spread it would run the `__proto__` setter: such a request takes the spread.)
+    const parsed = this.parseParts(req, operation);
+    if (Object.hasOwn(req, '__proto__')) return { ...req, ...parsed } as ParsedRequest;
+    return Object.assign({}, req, parsed) as ParsedRequest;
+  }
+
+  /**
+   * What parseRequest adds to the request, without the copy of the request (all the validator reads).
+   * `withHeaders` false leaves headers and cookies empty, for a validator that reads neither.
+   */
+  parseParts(
+    req: Request,
+    operation?: Operation,
+    withHeaders = true,
+  ): Pick<ParsedRequest, 'path' | 'method' | 'params' | 'headers' | 'query' | 'cookies' | 'requestBody'> {
     let requestBody = req.body;
     if (req.body && typeof req.body !== 'object') {
       try {
@@ -210,12 +242,15 @@ export class CompiledRouter extends OpenAPIRouter {
     }
     // header names lowercased (lodash mapKeys: own enumerable keys, a later duplicate wins)
     const headers: Record<string, string | string[]> = {};
-    if (req.headers) for (const name of Object.keys(req.headers)) headers[name.toLowerCase()] = req.headers[name] as string | string[];
+    if (withHeaders && req.headers) for (const name of Object.keys(req.headers)) headers[name.toLowerCase()] = req.headers[name] as string | string[];
     const cookieHeader = headers['cookie'];
     // `_.flatten([cookieHeader]).join('; ')`: no header parses ''.
-    const cookies = cookie.parse(Array.isArray(cookieHeader) ? cookieHeader.join('; ') : cookieHeader === undefined || cookieHeader === null ? '' : String(cookieHeader));
+    const cookies = withHeaders
+      ? cookie.parse(Array.isArray(cookieHeader) ? cookieHeader.join('; ') : cookieHeader === undefined || cookieHeader === null ? '' : String(cookieHeader))
+      : {};
     const query = this.parseRequestQuery(req);
-    const { path, method } = normalizedPathAndMethod(req);
+    const path = normalizedPath(req);
+    const method = normalizedMethod(req);
     let params: Record<string, string> = {};
     if (operation) {
       params = this.parsePathParams(operation.path, this.normalizePath(path));
@@ -246,40 +281,43 @@ export class CompiledRouter extends OpenAPIRouter {
         }
       }
     }
-    // `{ ...normalizeRequest(req), params, headers, query, cookies, requestBody }`, the stock result, with
-    // the same keys in the same order. V8 adds properties after an object spread slowly (about 0.7 µs each,
-    // 3 µs here, and worse on the validator's copies of the request); Object.assign onto a fresh object
-    // does not. (Unlike a spread it would run the `__proto__` setter: such a request takes the spread.)
-    const parsed = { path, method, params, headers, query, cookies, requestBody };
-    if (Object.hasOwn(req, '__proto__')) return { ...req, ...parsed } as ParsedRequest;
-    return Object.assign({}, req, parsed) as ParsedRequest;
+    return { path, method, params, headers, query, cookies, requestBody };
   }
 
-  /** bath-es5's params for the template, compiled once per template instead of on every call. */
+  /**
+   * bath-es5's `params(template)(path)` (what openapi-backend calls), compiled once per template: its RegExp
+   * (literal parts unescaped, as bath-es5 builds it), every value percent-decoded before anything else,
+   * `{}` when the path does not match or a repeated name has two values, else the object built by
+   * assignment (bath-es5's Object.assign). Its closures per call cost more than the parsing itself.
+   */
   private parsePathParams(template: string, path: string): Record<string, string> {
     let parser = this.pathParsers.get(template);
     if (!parser) {
       const names = (template.match(/\{[A-Za-z0-9_-]+\}/g) ?? []).map((name) => name.slice(1, -1));
-      const raw = new RegExp(`^${template.replace(/\{[A-Za-z0-9_-]+\}/g, '([^\\/]*)')}$`);
-      parser = { parse: bathParams(template), raw, names };
+      const regex = new RegExp(`^${template.replace(/\{[A-Za-z0-9_-]+\}/g, '([^\\/]*)')}$`);
+      parser = { regex, names, firstOfName: names.map((name) => names.indexOf(name)) };
       this.pathParsers.set(template, parser);
     }
-    try {
-      return parser.parse(path) ?? {};
-    } catch (error) {
-      // bath-es5 decodes each value with decodeURIComponent, which throws on a malformed escape.
-      if (!(error instanceof URIError)) throw error;
-      const values = parser.raw.exec(path)?.slice(1) ?? [];
-      const index = values.findIndex((value) => {
-        try {
-          decodeURIComponent(value);
-          return false;
-        } catch {
-          return true;
-        }
-      });
-      throw new PathParameterEncodingError(parser.names[index] ?? '');
+    // no parameter: `{}` whether the path matches or not
+    if (parser.names.length === 0) return {};
+    const match = parser.regex.exec(path);
+    if (match === null) return {};
+    const values: string[] = [];
+    for (let i = 0; i < parser.names.length; i++) {
+      const raw = match[i + 1]!;
+      try {
+        values.push(raw.includes('%') ? decodeURIComponent(raw) : raw);
+      } catch (error) {
+        if (error instanceof URIError) throw new PathParameterEncodingError(parser.names[i]!);
+        throw error;
+      }
     }
+    const params: Record<string, string> = {};
+    for (let i = 0; i < values.length; i++) {
+      if (values[parser.firstOfName[i]!] !== values[i]) return {};
+      params[parser.names[i]!] = values[i]!;
+    }
+    return params;
   }
 
   /** The first query parameter of each name, as the stock parser's `parameters.find(...)` picks it. */
@@ -297,7 +335,7 @@ export class CompiledRouter extends OpenAPIRouter {
   }
 
   private compile(): void {
-    if (this.exact && this.patterns && this.buckets) return;
+    if (this.exact && this.routes) return;
     const exact = new Map<string, Map<string, Operation>>();
     const patterns = new Map<string, PathPattern>();
     for (const operation of this.getOperations()) {
@@ -311,15 +349,14 @@ export class CompiledRouter extends OpenAPIRouter {
         const source = literals.map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+');
         // the template with its parameters as NUL: its '/' are the ones a matching path has
         const skeleton = literals.join('\0');
-        const slashes = countSlashes(skeleton);
-        const end = skeleton.indexOf('/', 1);
-        const first = skeleton.startsWith('/') ? skeleton.slice(1, end === -1 ? undefined : end) : '\0';
+        const segments = skeleton.startsWith('/') ? skeleton.slice(1).split('/') : [];
+        const templated = segments.findIndex((segment) => segment.includes('\0'));
         patterns.set(path, {
           regex: new RegExp(`^${source}$`),
           specificity: path.replace(/\{.*?\}/g, '').length,
           byMethod: new Map(),
-          key: bucketKey(slashes, first.includes('\0') ? ANY_SEGMENT : first),
-          anyKey: bucketKey(slashes, ANY_SEGMENT),
+          slashes: countSlashes(skeleton),
+          leading: templated === -1 ? segments : segments.slice(0, templated),
         });
       }
       const pattern = patterns.get(path)!;
@@ -327,15 +364,24 @@ export class CompiledRouter extends OpenAPIRouter {
     }
     // Array.prototype.sort is stable: ties keep document order, as lodash's orderBy does.
     const sorted = [...patterns.values()].sort((a, b) => b.specificity - a.specificity);
-    // Each bucket keeps the global order: its own patterns merged with the same '/' count's wildcards.
-    const buckets = new Map<string, PathPattern[]>();
+    const routes = new Map<number, RouteNode>();
     for (const pattern of sorted) {
-      if (buckets.has(pattern.key)) continue;
-      buckets.set(pattern.key, sorted.filter((other) => other.key === pattern.key || other.key === pattern.anyKey));
+      if (!routes.has(pattern.slashes)) routes.set(pattern.slashes, routeNode());
+      let node = routes.get(pattern.slashes)!;
+      for (const segment of pattern.leading) {
+        if (!node.children.has(segment)) node.children.set(segment, routeNode());
+        node = node.children.get(segment)!;
+      }
+      node.own.push(pattern);
     }
+    const fill = (node: RouteNode, inherited: PathPattern[]): void => {
+      const reachable = new Set([...inherited, ...node.own]);
+      node.candidates = sorted.filter((pattern) => reachable.has(pattern));
+      for (const child of node.children.values()) fill(child, node.candidates);
+    };
+    for (const root of routes.values()) fill(root, []);
     this.exact = exact;
-    this.patterns = sorted;
-    this.buckets = buckets;
+    this.routes = routes;
   }
 }
 
@@ -348,6 +394,21 @@ interface OperationChecks {
   jsonQueryParams: Parameter[];
   /** `_.keys(_.get(operation, 'requestBody.content', {}))` */
   payloadFormats: string[];
+  /**
+   * Whether the operation declares a header or cookie parameter (or one not resolved): if not, its
+   * validators accept any object for both, so the request's are not copied for them.
+   */
+  readsHeaders: boolean;
+  /** Whether `queryByName` has a parameter declared as an array (a single value of which is wrapped). */
+  arrayQueryParams: boolean;
+}
+
+/** A header by its lowercased name, as in parseRequest's copy (the last of the names that lowercase to it). */
+function lowercasedHeader(headers: Request['headers'] | undefined, name: string): unknown {
+  let value: unknown;
+  // for-in with hasOwn: Object.keys's keys and order, without the array
+  if (headers) for (const key in headers) if (Object.hasOwn(headers, key) && key.toLowerCase() === name) value = headers[key];
+  return value;
 }
 
 /**
@@ -355,7 +416,9 @@ interface OperationChecks {
  * `validateRequest` scans the operation's parameters with lodash `_.find` for each query value, filters
  * them again for JSON-encoded ones, and builds its parameter object with `_.omitBy`; this port of
  * openapi-backend 5.21's `validateRequest` keeps its steps, order and results (the same validator
- * functions get the same parameter object) with those lookups cached per operation.
+ * functions get the same parameter object) with those lookups cached per operation. Its work is in
+ * `validateOperation`, which the dispatcher calls without the copy of the request validateRequest returns;
+ * an operation that declares no header or cookie parameter gets empty ones (its validators accept any).
  */
 export class CompiledValidator extends OpenAPIValidator {
   private readonly checks = new WeakMap<Operation, OperationChecks>();
@@ -363,22 +426,38 @@ export class CompiledValidator extends OpenAPIValidator {
   override validateRequest(req: Request, operationOrId?: Operation | string): ValidationResult<Request> {
     const coerced = (Object.hasOwn(req, '__proto__') ? { ...req } : Object.assign({}, req)) as unknown as Record<string, unknown>;
     const result: ValidationResult<Request> = { valid: true, coerced: coerced as unknown as Request };
-    const errors: ErrorObject[] = [];
-    result.errors = errors;
     let operation: Operation | undefined;
     if (!operationOrId) operation = this.router.matchOperation(req);
     else if (typeof operationOrId === 'string') operation = this.router.getOperation(operationOrId);
     else operation = operationOrId;
     if (!operation || !operation.operationId) throw new Error(`Unknown operation`);
 
-    const { operationId } = operation;
-    const validators = (this.getRequestValidatorsForOperation(operationId) || []) as ValidateFunction[];
-    const { params, query, headers, cookies, requestBody } = this.router.parseRequest(req, operation);
+    const outcome = this.validateOperation(req, operation);
+    if (outcome.coerced) {
+      coerced.query = outcome.query;
+      coerced.params = outcome.params;
+    }
+    result.errors = outcome.errors;
+    if (outcome.errors) result.valid = false;
+    return result;
+  }
+
+  /**
+   * validateRequest's checks and coercions of a request to the operation, without its copy of the request:
+   * the errors (null if none) and, if a validator passed (`coerced`), the coerced query and path parameters.
+   */
+  validateOperation(req: Request, operation: Operation): { errors: ErrorObject[] | null; coerced: boolean; query: unknown; params: unknown } {
+    const errors: ErrorObject[] = [];
+    const outcome = { errors: null as ErrorObject[] | null, coerced: false, query: undefined as unknown, params: undefined as unknown };
+    const validators = (this.getRequestValidatorsForOperation(operation.operationId as string) || []) as ValidateFunction[];
     const checks = this.checksOf(operation);
+    const { params, query, headers, cookies, requestBody } =
+      this.router instanceof CompiledRouter ? this.router.parseParts(req, operation, checks.readsHeaders) : this.router.parseRequest(req, operation);
 
     // a single value of a parameter declared as an array becomes a one-element array
-    if (query) {
-      for (const [name, value] of Object.entries(query as Record<string, unknown>)) {
+    if (query && checks.arrayQueryParams) {
+      for (const name of Object.keys(query)) {
+        const value = (query as Record<string, unknown>)[name];
         if (typeof value !== 'string') continue;
         const schema = checks.queryByName.get(name)?.schema as OpenAPIV3.SchemaObject | undefined;
         if (schema && schema.type === 'array') (query as Record<string, unknown>)[name] = [value];
@@ -417,11 +496,11 @@ export class CompiledValidator extends OpenAPIValidator {
       }
     }
 
-    const rawContentType = (headers as Record<string, unknown>)['content-type'];
-    const contentType = String((Array.isArray(rawContentType) ? rawContentType[0] : rawContentType) || '')
-      .split(';')[0]!
-      .trim()
-      .toLowerCase();
+    const rawContentType = checks.readsHeaders ? (headers as Record<string, unknown>)['content-type'] : lowercasedHeader(req.headers, 'content-type');
+    const contentTypeHeader = String((Array.isArray(rawContentType) ? rawContentType[0] : rawContentType) || '');
+    // `.split(';')[0]`, without the array
+    const semicolon = contentTypeHeader.indexOf(';');
+    const contentType = (semicolon === -1 ? contentTypeHeader : contentTypeHeader.slice(0, semicolon)).trim().toLowerCase();
     if (typeof requestBody === 'object' || contentType === 'application/json') parameters.requestBody = requestBody;
 
     for (const validate of validators) {
@@ -429,13 +508,13 @@ export class CompiledValidator extends OpenAPIValidator {
       if (validate.errors) {
         errors.push(...validate.errors);
       } else if (this.coerceTypes) {
-        coerced.query = parameters.query;
-        coerced.params = parameters.path;
+        outcome.coerced = true;
+        outcome.query = parameters.query;
+        outcome.params = parameters.path;
       }
     }
-    if (errors.length === 0) result.errors = null;
-    else result.valid = false;
-    return result;
+    if (errors.length > 0) outcome.errors = errors;
+    return outcome;
   }
 
   private checksOf(operation: Operation): OperationChecks {
@@ -455,7 +534,9 @@ export class CompiledValidator extends OpenAPIValidator {
       );
       const content = (operation.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content as unknown;
       const payloadFormats = content === undefined || content === null ? [] : Object.keys(content as object);
-      checks = { queryByName, jsonQueryParams, payloadFormats };
+      const readsHeaders = parameters.some((param) => !param || '$ref' in param || param.in === 'header' || param.in === 'cookie');
+      const arrayQueryParams = [...queryByName.values()].some((param) => (param.schema as OpenAPIV3.SchemaObject | undefined)?.type === 'array');
+      checks = { queryByName, jsonQueryParams, payloadFormats, readsHeaders, arrayQueryParams };
       this.checks.set(operation, checks);
     }
     return checks;
