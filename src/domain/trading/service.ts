@@ -135,8 +135,11 @@ export function orderbookView(rows: ReadonlyArray<{ book_side: 'bid' | 'ask'; ye
  *
  * Concurrency: everything that changes a market's book runs in one transaction holding that market's row
  * lock (repo.lockMarket; several markets: in id order), then locks the balance rows of every account it
- * touches in account order. Positions of a market change only under its lock. So matching is serialised
- * per market across any number of processes, and transactions never wait on each other in a cycle.
+ * touches in account order (placements committed together lock, first, every balance row any of them can
+ * touch: repo.lockForPlacements). Positions of a market change only under its lock. So matching is
+ * serialised per market across any number of processes, and transactions never wait on each other in a
+ * cycle. Within a process, placements on one market wait for each other in memory, and those that wait
+ * together are made in one transaction (placeBatch).
  */
 export class TradingService implements Trading, MarketSettlement {
   private readonly now: () => Date;
