@@ -712,6 +712,29 @@ describe('placements on one market at once', () => {
     expect(await api.db('orders').where({ market_id: m.id }).count({ n: '*' }).first()).toEqual({ n: '4' });
     await checkBooks();
   });
+
+  it('are not made again when their transaction fails after placing (a COMMIT whose outcome is unknown could have placed them)', async () => {
+    const m = await newMarket();
+    const a = await newAccount();
+    // Every feed outbox write fails, after the placements' own writes; the sequence counts the attempts
+    // (nextval is not rolled back).
+    await api.db.raw('create sequence outbox_attempts');
+    await api.db.raw(`create function refuse_outbox() returns trigger language plpgsql as $$
+      begin perform nextval('outbox_attempts'); raise exception 'outbox refused for the test'; end $$`);
+    await api.db.raw('create trigger refuse_outbox before insert on feed_events for each statement execute function refuse_outbox()');
+    try {
+      const outcomes = await Promise.allSettled([0.2, 0.21, 0.22, 0.23, 0.24].map((price) => place(a, m.ticker, { side: 'yes', count: '1', price: String(price) })));
+      expect(outcomes.map((o) => o.status)).toEqual(Array(5).fill('rejected'));
+      // The first alone, then the other four together, each transaction once.
+      expect((await api.db.raw(`select last_value::int as n from outbox_attempts`)).rows[0].n).toBe(2);
+    } finally {
+      await api.db.raw('drop trigger refuse_outbox on feed_events');
+      await api.db.raw('drop function refuse_outbox()');
+      await api.db.raw('drop sequence outbox_attempts');
+    }
+    expect(await api.db('orders').where({ market_id: m.id }).count({ n: '*' }).first()).toEqual({ n: '0' });
+    await checkBooks();
+  });
 });
 
 describe('balances', () => {

@@ -222,6 +222,10 @@ export class TradingService implements Trading, MarketSettlement {
    */
   private async placeBatch(items: PlacementItem[]): Promise<Array<Outcome<OrderView>>> {
     if (items.length > 1) {
+      // Made again one by one only when the batch failed while placing (so nothing of it committed); a
+      // failure after that (the outbox write, the COMMIT itself, whose outcome may be unknown) is every
+      // placement's error: placing them again could place them twice.
+      let placing = true;
       const placed = await this.transaction(async (tx, outbox) => {
         // Every balance row the batch can touch, locked first, in account order (see lockForPlacements).
         const limits = { ask: null as number | null, bid: null as number | null };
@@ -244,8 +248,12 @@ export class TradingService implements Trading, MarketSettlement {
             outcomes.push({ error });
           }
         }
+        placing = false;
         return outcomes;
-      }).catch(() => undefined);
+      }).catch((error: unknown) => {
+        if (placing) return undefined;
+        throw error;
+      });
       if (placed) {
         await this.refreshRollups(placed.flatMap((outcome) => ('value' in outcome ? [outcome.value.marketId] : [])));
         return placed.map((outcome) => ('value' in outcome ? { value: outcome.value.view } : outcome));
