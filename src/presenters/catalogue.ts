@@ -101,19 +101,8 @@ export const presentEventAnalytics = (row: EventAnalyticsRow): Schemas['EventAna
 
 /** One event of `GET /api/events`: the native event, plus its markets and analytics when asked for. */
 export const presentEventListItem = (item: EventWithDetails): Schemas['EventListItem'] => {
-  const event = item.event;
-  const out: Schemas['EventListItem'] = {
-    id: String(event.id),
-    eventTicker: event.ticker,
-    seriesTicker: event.series_ticker,
-    title: event.title,
-    mutuallyExclusive: event.mutually_exclusive,
-    strikeDate: isoZ(event.strike_date),
-    description: event.description,
-    status: event.status,
-    createdAt: isoZ(event.created_at),
-    updatedAt: isoZ(event.updated_at),
-  };
+  // The event's own fields, then the optional ones added to the same object (no copy of a list's items).
+  const out: Schemas['EventListItem'] = presentEvent(item.event);
   if (item.markets) out.markets = item.markets.map(presentMarketSummary);
   if (item.analytics) out.analytics = presentEventAnalytics(item.analytics);
   return out;
