@@ -33,36 +33,19 @@ export const presentCompatEventListItem = (e: CompatEventRow): Schemas['CompatEv
   ended: e.ended,
 });
 
-export const presentCompatEvent = (e: CompatEventDetailRow): Schemas['CompatEvent'] => ({
-  id: String(e.id),
-  ticker: e.ticker,
-  slug: e.slug,
-  title: e.title,
-  description: e.description,
-  startDate: isoOffset(e.start_date),
-  creationDate: isoOffset(e.created_at),
-  endDate: isoOffset(e.strike_date),
-  active: e.status === 'ACTIVE',
-  closed: e.status !== 'ACTIVE',
-  archived: false,
-  commentsEnabled: true,
-  enableOrderBook: true,
-  negRisk: e.mutually_exclusive,
-  enableNegRisk: e.mutually_exclusive,
-  eventDate: utcDay(e.start_date),
-  seriesSlug: e.series_slug,
-  live: e.live,
-  ended: e.ended,
-  startTime: isoOffset(e.start_date),
-  createdAt: isoOffset(e.created_at),
-  updatedAt: isoOffset(e.updated_at),
-  liquidity: decimal(e.liquidity),
-  volume: decimal(e.volume),
-  openInterest: decimal(e.open_interest),
-  liquidityClob: decimal(e.liquidity),
-  series: [{ id: String(e.series_id), ticker: e.series_ticker, slug: e.series_slug, title: e.series_title, active: true, closed: false, archived: false }],
-  analytics: presentEventAnalytics(e),
-});
+/** The list item's fields, then the detail's own (added to the same object, in this order). */
+export const presentCompatEvent = (e: CompatEventDetailRow): Schemas['CompatEvent'] =>
+  Object.assign(presentCompatEventListItem(e), {
+    startTime: isoOffset(e.start_date),
+    createdAt: isoOffset(e.created_at),
+    updatedAt: isoOffset(e.updated_at),
+    liquidity: decimal(e.liquidity),
+    volume: decimal(e.volume),
+    openInterest: decimal(e.open_interest),
+    liquidityClob: decimal(e.liquidity),
+    series: [{ id: String(e.series_id), ticker: e.series_ticker, slug: e.series_slug, title: e.series_title, active: true, closed: false, archived: false }],
+    analytics: presentEventAnalytics(e),
+  });
 
 export const presentCompatEventBySlug = (e: CompatEventDetailRow): Schemas['CompatEventBySlug'] => ({
   id: String(e.id),
@@ -112,16 +95,8 @@ export const presentCompatEventPaginationItem = (e: CompatEventRow): Schemas['Co
 });
 
 /** A resolved or ended event; an ACTIVE one past its strike time closed at its strike time. */
-export const presentCompatEventResult = (e: CompatEventRow): Schemas['CompatEventResult'] => ({
-  id: String(e.id),
-  ticker: e.ticker,
-  slug: e.slug,
-  title: e.title,
-  active: e.status === 'ACTIVE',
-  closed: e.status !== 'ACTIVE',
-  ended: e.ended,
-  closedTime: isoOffset(e.closed_time ?? e.strike_date),
-});
+export const presentCompatEventResult = (e: CompatEventRow): Schemas['CompatEventResult'] =>
+  Object.assign(presentCompatEventPaginationItem(e), { closedTime: isoOffset(e.closed_time ?? e.strike_date) });
 
 export const presentEventCreator = (c: CreatorRow): Schemas['EventCreator'] => ({
   id: c.id,
