@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogueAdminService } from '../../src/domain/catalogue/admin.js';
 import { DomainError, type DomainErrorCode } from '../../src/domain/errors.js';
@@ -681,11 +682,15 @@ describe('placements on one market at once', () => {
     const resting = await api.db.raw(`select count(distinct xmin::text)::int as transactions, count(*)::int as orders from orders where market_id = ? and status = 'OPEN'`, [m.id]);
     expect(resting.rows[0].orders).toBe(7);
     expect(resting.rows[0].transactions).toBeLessThan(7);
-    // One real-time feed record per placement, numbered without gaps, in commit order.
+    // Real-time feed records numbered without gaps, in commit order: one per write, so fewer than the
+    // placements, and every order placed is in one of them.
     const records = await api.db('feed_events').where({ market_id: m.id }).orderBy('seq').select('seq', 'events');
-    expect(records.map((r) => Number(r.seq))).toEqual(Array.from({ length: 19 }, (_, i) => i + 1));
-    const placedIds = records.flatMap((r) => (typeof r.events === 'string' ? JSON.parse(r.events) : r.events).orders.filter((o: { status: string; filled: string }) => o.status === 'OPEN' && Number(o.filled) === 0).map((o: { id: string }) => o.id));
-    expect(placedIds.length).toBeGreaterThanOrEqual(13);
+    expect(records.map((r) => Number(r.seq))).toEqual(Array.from({ length: records.length }, (_, i) => i + 1));
+    expect(records.length).toBeLessThan(19);
+    const recorded = new Set(records.flatMap((r) => (typeof r.events === 'string' ? JSON.parse(r.events) : r.events).orders.map((o: { id: string }) => o.id)));
+    const placedIds = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value.order_id] : []));
+    expect(placedIds).toHaveLength(19);
+    expect(placedIds.filter((id) => !recorded.has(id))).toEqual([]);
     await checkBooks();
   });
   it('are made again one by one when their shared transaction fails, so that only the failing one fails', async () => {
@@ -733,6 +738,85 @@ describe('placements on one market at once', () => {
       await api.db.raw('drop sequence outbox_attempts');
     }
     expect(await api.db('orders').where({ market_id: m.id }).count({ n: '*' }).first()).toEqual({ n: '0' });
+    await checkBooks();
+  });
+});
+
+describe('placements made together', () => {
+  /** A placement by account `who` (0..3) of the mirrored sets; sells come after buys have made positions. */
+  const placementArb = fc.record({
+    who: fc.integer({ min: 0, max: 3 }),
+    side: fc.constantFrom('yes' as const, 'no' as const),
+    action: fc.constantFrom('buy' as const, 'buy' as const, 'sell' as const),
+    price: fc.integer({ min: 30, max: 70 }),
+    count: fc.constantFrom('1', '2', '3.5', '600'),
+    time_in_force: fc.constantFrom('GTC' as const, 'GTC' as const, 'IOC' as const, 'FOK' as const),
+    post_only: fc.boolean(),
+    clientOrderId: fc.option(fc.constantFrom('a', 'b'), { freq: 4 }),
+  });
+
+  it('span markets: each market matched on its own, a missing or closed market refusing only its placements', async () => {
+    const [m1, m2, closed] = [await newMarket(), await newMarket(), await newMarket()];
+    await catalogue.closeMarket(closed.ticker);
+    const [maker, taker] = await Promise.all([newAccount(), newAccount()]);
+    const outcomes = await Promise.allSettled([
+      place(maker, m1.ticker, { side: 'yes', count: '1', price: '0.10' }), // alone: the others arrive meanwhile
+      place(maker, m1.ticker, { side: 'yes', count: '2', price: '0.40' }),
+      place(maker, m2.ticker, { side: 'yes', count: '3', price: '0.45' }),
+      place(taker, closed.ticker, { side: 'no', count: '1', price: '0.70' }),
+      place(taker, 'TRD-NO-SUCH-MARKET', { side: 'no', count: '1', price: '0.70' }),
+      place(taker, m1.ticker, { side: 'no', count: '5', price: '0.70', time_in_force: 'IOC' }),
+      place(taker, m2.ticker.toLowerCase(), { side: 'no', count: '1', price: '0.70' }),
+      place(taker, m2.id, { side: 'no', count: '1', price: '0.70' }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect(((outcomes[3] as PromiseRejectedResult).reason as DomainError).code).toBe('conflict');
+    expect(((outcomes[4] as PromiseRejectedResult).reason as DomainError).code).toBe('not_found');
+    const value = (i: number) => (outcomes[i] as PromiseFulfilledResult<Awaited<ReturnType<typeof place>>>).value;
+    // The IOC on m1 (selling YES down to 0.30) met m1's bid at 0.40 only, never m2's at 0.45.
+    expect([value(5).status, value(5).fill_count]).toEqual(['CANCELLED', '2']);
+    expect([value(6).ticker, value(6).status, value(7).ticker, value(7).status]).toEqual([m2.ticker, 'FILLED', m2.ticker, 'FILLED']);
+    expect((await api.db('trades').where({ market_id: m1.id }).orderBy('id').select('yes_price', 'count')).map((t) => [Number(t.yes_price), Number(t.count)])).toEqual([[0.4, 2]]);
+    expect(await position(maker, m2.id)).toMatchObject({ yes: '2' });
+    await checkBooks();
+  });
+
+  it('come to exactly what the same placements made one at a time come to', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(placementArb, { minLength: 2, maxLength: 24 }), async (placements) => {
+        const [together, apart] = [await newMarket(), await newMarket()];
+        const accounts = { together: await Promise.all([0, 1, 2, 3].map(() => newAccount())), apart: await Promise.all([0, 1, 2, 3].map(() => newAccount())) };
+        const input = (p: (typeof placements)[number]) => ({
+          side: p.side,
+          action: p.action,
+          price: `0.${p.price}`,
+          count: p.count,
+          time_in_force: p.time_in_force,
+          post_only: p.post_only && p.time_in_force === 'GTC',
+          ...(p.clientOrderId === null ? {} : { client_order_id: p.clientOrderId }),
+        });
+        // All at once: the first alone, the others in shared transactions.
+        const batched = await Promise.allSettled(placements.map((p) => place(accounts.together[p.who]!, together.ticker, input(p))));
+        const sequential: Array<PromiseSettledResult<Awaited<ReturnType<typeof place>>>> = [];
+        for (const p of placements) sequential.push(await place(accounts.apart[p.who]!, apart.ticker, input(p)).then((value) => ({ status: 'fulfilled' as const, value }), (reason: unknown) => ({ status: 'rejected' as const, reason })));
+
+        const outcome = (o: PromiseSettledResult<Awaited<ReturnType<typeof place>>>) =>
+          o.status === 'fulfilled' ? [o.value.status, o.value.fill_count, o.value.remaining_count] : [String((o.reason as Error).message).replaceAll(/TRD-M\d+/g, 'M')];
+        expect(batched.map(outcome)).toEqual(sequential.map(outcome));
+        const state = async (marketId: string, ids: string[]) => ({
+          orders: (await api.db('orders').where({ market_id: marketId }).orderBy('sequence').select('account_id', 'status', 'remaining', 'filled', 'cancelled', 'cancel_reason')).map((o) => ({ ...o, account_id: ids.indexOf(o.account_id) })),
+          balances: await Promise.all(ids.map((id) => balance(id))),
+          positions: await Promise.all(ids.map((id) => position(id, marketId))),
+          trades: await api.db('trades').where({ market_id: marketId }).orderBy('id').select('yes_price', 'count', 'taker_side', 'kind'),
+          market: await api.db('markets').where({ id: marketId }).first('volume', 'liquidity', 'open_interest', 'last_yes_price'),
+        });
+        expect(await state(together.id, accounts.together)).toEqual(await state(apart.id, accounts.apart));
+        // ... and were made together: the first alone, the rest in one transaction (none made again one by one).
+        const transactions = await api.db('orders').where({ market_id: together.id }).countDistinct({ n: 'created_at' }).first();
+        expect(Number(transactions!.n)).toBeLessThanOrEqual(2);
+      }),
+      { numRuns: 12, endOnFailure: true },
+    );
     await checkBooks();
   });
 });

@@ -135,37 +135,6 @@ export async function lockMarket(db: Queryable, ref: string): Promise<TradingMar
   return db<TradingMarketRow>('markets').where({ id: ref }).forNoKeyUpdate().first(...MARKET_COLUMNS);
 }
 
-/**
- * The start of a batch of placements on one market (TradingService.placeBatch): the market named by `ref`,
- * locked as lockMarket does, then, when it is ACTIVE, the balance rows of every account the batch can
- * change, locked in account order: the placing accounts', and those of the live orders any placement of the
- * batch could meet (asks at or below `askLimit`, bids at or above `bidLimit`, YES frame; null: no placement
- * takes that side). Each placement then locks a subset of these again (placementBegin): the batch takes its
- * balance locks in account order, in one go, as every other trading transaction does.
- */
-export async function lockForPlacements(
-  db: Queryable,
-  ref: string,
-  args: { accountIds: readonly string[]; askLimit: string | null; bidLimit: string | null },
-): Promise<TradingMarketRow | undefined> {
-  const market = await lockMarket(db, ref);
-  if (!market || market.status !== 'ACTIVE') return market;
-  await db
-    .raw(
-      `select user_id from balances
-        where user_id = any(array(
-                select o.account_id from orders o
-                 where o.market_id = ?::bigint and o.status in ('OPEN', 'PARTIAL')
-                   and ((o.book_side = 'ask' and o.yes_price <= ?::numeric) or (o.book_side = 'bid' and o.yes_price >= ?::numeric))
-              ) || ?::uuid[])
-        order by user_id
-        for no key update`,
-      [market.id, args.askLimit, args.bidLimit, [...args.accountIds]] as never,
-    )
-    .options({ name: 'dots_lock_placement_balances' });
-  return market;
-}
-
 /** Locks these markets in id order (so that transactions locking several never deadlock). */
 export async function lockMarketsById(db: Queryable, ids: readonly string[]): Promise<TradingMarketRow[]> {
   if (ids.length === 0) return [];
@@ -438,90 +407,96 @@ export async function listSettlements(db: Queryable, accountId: string, marketId
 
 // --- one-statement placement reads and trading writes
 
-/** A crossing order as placement needs it (subset of OrderRow). */
+/** A live order a placement of the batch could meet. */
 export type CrossingOrderRow = Pick<OrderRow, 'id' | 'account_id' | 'market_id' | 'side' | 'action' | 'price' | 'remaining' | 'expiration_ts' | 'sequence'>;
 
+/** One placement of a batch, as beginPlacements reads for it. */
+export interface PlacementRead {
+  ref: string;
+  accountId: string;
+  clientOrderId: string | undefined;
+  side: OrderSide;
+  sell: boolean;
+  /** The book side the placement takes from, and its limit there (YES frame). */
+  bookSide: 'bid' | 'ask';
+  yesLimit: string;
+}
+
 export interface PlacementReads {
-  sequence: string;
-  clientOrderIdTaken: boolean;
-  position: { shares: string; reserved: string } | undefined;
+  /** The markets the batch names, locked. */
+  markets: TradingMarketRow[];
+  /** One order sequence number per placement, increasing in placement order. */
+  sequences: string[];
+  /** [account, client_order_id] pairs of the batch already used by an order. */
+  taken: Array<[string, string]>;
+  /** The positions the selling placements would sell from. */
+  positions: Array<{ account_id: string; market_id: string; side: OrderSide; shares: string; reserved: string }>;
   crossing: CrossingOrderRow[];
-  /** Locked balance rows of the placing account and of every crossing order's account. */
+  /** Locked balance rows of the placing accounts and of every crossing order's account. */
   balances: BalanceRow[];
 }
 
 /**
- * The start of a placement in one round trip (placement_begin, migration 0012): the market, locked as
- * lockMarket does (undefined: none), and, when it is ACTIVE, what placement reads under its lock (else
- * undefined): the order's sequence, whether its client_order_id is taken, the position it would sell from,
- * the live orders of `bookSide` it would meet (asks at or below the YES-frame limit, bids at or above it, in
- * price then time priority), and the balance rows of the placing account and of the crossing orders'
- * accounts (a superset of every account the placement can change), locked in account order as lockBalances
- * does. The reads run after the lock is granted, in a statement of their own (a new snapshot).
+ * The start of a batch of placements in one round trip (placements_begin, migration 0014): the markets the
+ * placements name, locked in id order (as lockMarketsById), then, in statements that see everything
+ * committed before the locks were granted, what placing needs: sequence numbers, client_order_ids already
+ * taken, the positions sold from, the live orders any placement could meet, and the balance rows of every
+ * account the batch can change, locked in account order (as lockBalances).
  */
-export async function placementBegin(
-  db: Queryable,
-  ref: string,
-  args: { accountId: string; clientOrderId: string | undefined; side: OrderSide; sell: boolean; bookSide: 'bid' | 'ask'; yesLimit: string },
-): Promise<{ market: TradingMarketRow | undefined; reads: PlacementReads | undefined }> {
+export async function beginPlacements(db: Queryable, placements: readonly PlacementRead[]): Promise<PlacementReads> {
+  const refs = [...new Set(placements.map((p) => p.ref))];
   const result = await db
-    .raw<{
-      rows: Array<
-        CrossingOrderRow & {
-          m_id: string;
-          m_ticker: string;
-          m_event_id: string;
-          m_status: TradingMarketRow['status'];
-          q_sequence: string;
-          q_taken: boolean;
-          q_shares: string | null;
-          q_reserved: string | null;
-          q_has_position: boolean;
-          q_balances: Array<[string, string, string]> | null;
-        }
-      >;
-    }>('select * from placement_begin(?::text, ?::uuid, ?::text, ?::text, ?::boolean, ?::text, ?::numeric)', [
-      ref,
-      args.accountId,
-      args.clientOrderId ?? null,
-      args.side,
-      args.sell,
-      args.bookSide,
-      args.yesLimit,
-    ] as never)
-    .options({ name: 'dots_placement_begin' });
-  const first = result.rows[0];
-  if (!first) return { market: undefined, reads: undefined };
-  const market: TradingMarketRow = { id: first.m_id, ticker: first.m_ticker, event_id: first.m_event_id, status: first.m_status };
-  if (first.q_sequence === null) return { market, reads: undefined };
-  return {
-    market,
-    reads: {
-      sequence: String(first.q_sequence),
-      clientOrderIdTaken: first.q_taken,
-      position: first.q_has_position ? { shares: first.q_shares!, reserved: first.q_reserved! } : undefined,
-      crossing: result.rows
-        .filter((r) => r.id !== null)
-        .map((r) => ({
-          id: r.id,
-          account_id: r.account_id,
-          market_id: r.market_id,
-          side: r.side,
-          action: r.action,
-          price: r.price,
-          remaining: r.remaining,
-          expiration_ts: r.expiration_ts,
-          sequence: r.sequence,
+    .raw<{ rows: Array<{ reads: RawPlacementReads }> }>('select placements_begin(?::text[], ?::bigint[], ?::json) as reads', [
+      refs,
+      refs.filter((ref) => /^\d{1,18}$/.test(ref)),
+      JSON.stringify(
+        placements.map((p) => ({
+          ref: p.ref,
+          account: p.accountId,
+          client_order_id: p.clientOrderId ?? null,
+          side: p.side,
+          sell: p.sell,
+          book_side: p.bookSide,
+          yes_limit: p.yesLimit,
         })),
-      balances: (first.q_balances ?? []).map(([user_id, cash, reserved]) => ({ user_id, cash, reserved })),
-    },
+      ),
+    ] as never)
+    .options({ name: 'dots_placements_begin' });
+  const raw = result.rows[0]!.reads;
+  return {
+    markets: (raw.markets ?? []).map(([id, ticker, event_id, status]) => ({ id, ticker, event_id, status })),
+    sequences: raw.sequences,
+    taken: raw.taken ?? [],
+    positions: (raw.positions ?? []).map(([account_id, market_id, side, shares, reserved]) => ({ account_id, market_id, side, shares, reserved })),
+    crossing: (raw.crossing ?? []).map(([id, account_id, market_id, side, action, price, remaining, expiration, sequence]) => ({
+      id,
+      account_id,
+      market_id,
+      side,
+      action,
+      price,
+      remaining,
+      expiration_ts: expiration === null ? null : new Date(expiration),
+      sequence,
+    })),
+    balances: (raw.balances ?? []).map(([user_id, cash, reserved]) => ({ user_id, cash, reserved })),
   };
+}
+
+/** placements_begin's JSON (json_agg of no rows is null). */
+interface RawPlacementReads {
+  markets: Array<[string, string, string, TradingMarketRow['status']]> | null;
+  sequences: string[];
+  taken: Array<[string, string]> | null;
+  positions: Array<[string, string, OrderSide, string, string]> | null;
+  crossing: Array<[string, string, string, OrderSide, OrderActionColumn, string, string, string | null, string]> | null;
+  balances: Array<[string, string, string]> | null;
 }
 
 /** Every write of a trading transaction (see persistChanges). Decimal values as strings. */
 export interface TradingWrites {
-  /** A new order (placement), inserted first. */
-  order?: NewOrderRow;
+  /** New orders (placements), inserted first. */
+  orders: readonly NewOrderRow[];
   makerFills: ReadonlyArray<{ id: string; count: string }>;
   cancels: ReadonlyArray<{ id: string; reason: string }>;
   decreases: ReadonlyArray<{ id: string; remaining: string }>;
@@ -536,7 +511,8 @@ export interface TradingWrites {
 }
 
 export interface TradingWritten {
-  placed: ChangedOrderRow | undefined;
+  /** The new orders as inserted. */
+  placed: ChangedOrderRow[];
   filled: ChangedOrderRow[];
   cancelled: BookRemovalRow[];
   decreased: BookRemovalRow[];
@@ -568,7 +544,7 @@ export async function persistChanges(db: Queryable, w: TradingWrites): Promise<T
     `with
      ins as (
        insert into orders (${cols})
-       select ${cols} from json_populate_record(null::orders, ?::json) r where ?::boolean
+       select ${cols} from json_populate_recordset(null::orders, ?::json) r
        returning orders.*
      ),
      filled as (
@@ -672,8 +648,7 @@ export async function persistChanges(db: Queryable, w: TradingWrites): Promise<T
        'figures', (select json_agg(json_build_array(ms.id::text, ms.volume::text, ms.open_interest::text, ms.last_yes_price::text)) from ms)
      )`,
     [
-      w.order ? JSON.stringify(w.order) : null,
-      w.order !== undefined,
+      JSON.stringify(w.orders),
       w.makerFills.map((f) => f.id),
       w.makerFills.map((f) => f.count),
       w.cancels.map((c) => c.id),
@@ -725,9 +700,9 @@ export async function persistChanges(db: Queryable, w: TradingWrites): Promise<T
     const { q_kind: _k, q_removed: _r, q_meta: _m, ...row } = r;
     return row;
   };
-  const out: TradingWritten = { placed: undefined, filled: [], cancelled: [], decreased: [], tradeIds: [], fillIds: new Map(), figures: new Map() };
+  const out: TradingWritten = { placed: [], filled: [], cancelled: [], decreased: [], tradeIds: [], fillIds: new Map(), figures: new Map() };
   for (const r of result.rows) {
-    if (r.q_kind === 'placed') out.placed = strip(r) as ChangedOrderRow;
+    if (r.q_kind === 'placed') out.placed.push(strip(r) as ChangedOrderRow);
     else if (r.q_kind === 'filled') out.filled.push(strip(r) as ChangedOrderRow);
     else if (r.q_kind === 'cancelled') out.cancelled.push({ ...(strip(r) as ChangedOrderRow), removed: r.q_removed! } as BookRemovalRow);
     else if (r.q_kind === 'decreased') out.decreased.push({ ...(strip(r) as ChangedOrderRow), removed: r.q_removed! } as BookRemovalRow);

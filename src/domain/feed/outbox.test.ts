@@ -59,7 +59,7 @@ describe('outboxEntries', () => {
       filled: [row('m1', 'maker', { remaining: '0.0000', filled: '3.0000', count: '3.0000', status: 'FILLED' })],
       cancelled: [cancelled],
       decreased: [],
-      placed: { row: placed, resting: 20_000n },
+      placed: [{ row: placed, resting: 20_000n }],
       figures: new Map([['7', { last_yes_price: '0.4500', volume: '3.0000', open_interest: '3.0000' }]]),
     });
     expect(others).toEqual([]);
@@ -86,7 +86,7 @@ describe('outboxEntries', () => {
 
   it('lists accounts up to a bound, then "*"; writes nothing when nothing changed', () => {
     const many = Array.from({ length: MAX_NOTIFIED_ACCOUNTS + 1 }, (_, i): BookRemoval => ({ ...row(`o${i}`, `a${i}`), book_side: 'bid', yes_price: '0.45', removed: '1' }));
-    const base = { changes: new Changeset(), tradeIds: [], fillIds: new Map(), filled: [], decreased: [], figures: new Map() };
+    const base = { changes: new Changeset(), tradeIds: [], fillIds: new Map(), filled: [], decreased: [], placed: [], figures: new Map() };
     const [entry] = outboxEntries({ ...base, cancelled: many });
     expect(entry!.accounts).toBe('*');
     expect(entry!.events.book).toEqual([{ side: 'yes', price: '0.45', delta: `-${MAX_NOTIFIED_ACCOUNTS + 1}` }]);

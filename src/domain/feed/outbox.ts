@@ -63,7 +63,8 @@ export interface PersistedChanges {
   filled: readonly ChangedOrder[];
   cancelled: readonly BookRemoval[];
   decreased: readonly BookRemoval[];
-  placed?: PlacedOrder;
+  /** New orders (placements), as inserted. */
+  placed: readonly PlacedOrder[];
   /** Markets whose figures changed, as updated. */
   figures: ReadonlyMap<string, MarketFigures>;
 }
@@ -186,12 +187,10 @@ export function outboxEntries(persisted: PersistedChanges): OutboxEntry[] {
     entry.order(removal);
   }
 
-  const { placed } = persisted;
-  if (placed) {
-    const { row } = placed;
+  for (const { row, resting } of persisted.placed) {
     const entry = market(row.market_id);
     entry.order(row);
-    if (placed.resting > 0n) entry.level(bookSideOf(row.side, row.action), yesPriceOf(row.side, ticksOf(row.price)), placed.resting);
+    if (resting > 0n) entry.level(bookSideOf(row.side, row.action), yesPriceOf(row.side, ticksOf(row.price)), resting);
   }
 
   // Figures that changed without any order (a settlement's payouts): the ticker still moves.

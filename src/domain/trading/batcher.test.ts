@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { KeyedBatcher, type Outcome } from './batcher.js';
+import { Batcher, type Outcome } from './batcher.js';
 
 /** A batcher whose batches are recorded and finish when the test says so. */
 function harness(maxBatch = 3) {
   const batches: Array<{ items: number[]; finish: (outcomes?: Array<Outcome<string>>) => void; fail: (error: unknown) => void }> = [];
-  const batcher = new KeyedBatcher<number, string>(
+  const batcher = new Batcher<number, string>(
     (items) =>
       new Promise((resolve, reject) => {
         batches.push({ items, finish: (outcomes) => resolve(outcomes ?? items.map((n) => ({ value: `v${n}` }))), fail: reject });
@@ -16,10 +16,10 @@ function harness(maxBatch = 3) {
 
 const settle = <T>(promise: Promise<T>) => promise.then((value) => ({ value }), (error: unknown) => ({ error }));
 
-describe('KeyedBatcher', () => {
+describe('Batcher', () => {
   it('runs the first item at once, alone, and groups the items that arrive meanwhile, in order, up to the maximum', async () => {
     const { batcher, batches } = harness(3);
-    const results = [1, 2, 3, 4, 5].map((n) => settle(batcher.submit('m', n)));
+    const results = [1, 2, 3, 4, 5].map((n) => settle(batcher.submit(n)));
     expect(batches.map((b) => b.items)).toEqual([[1]]);
     batches[0]!.finish();
     await Promise.resolve();
@@ -32,19 +32,11 @@ describe('KeyedBatcher', () => {
     expect(await Promise.all(results)).toEqual(['v1', 'v2', 'v3', 'v4', 'v5'].map((value) => ({ value })));
   });
 
-  it('keeps keys apart: another key does not wait', () => {
-    const { batcher, batches } = harness();
-    void batcher.submit('a', 1);
-    void batcher.submit('b', 2);
-    void batcher.submit('a', 3);
-    expect(batches.map((b) => b.items)).toEqual([[1], [2]]);
-  });
-
   it('gives each item its own outcome, and a failed batch its error to every item of it only', async () => {
     const { batcher, batches } = harness();
-    const first = settle(batcher.submit('m', 1));
-    const second = settle(batcher.submit('m', 2));
-    const third = settle(batcher.submit('m', 3));
+    const first = settle(batcher.submit(1));
+    const second = settle(batcher.submit(2));
+    const third = settle(batcher.submit(3));
     const boom = new Error('boom');
     batches[0]!.fail(boom);
     expect(await first).toEqual({ error: boom });
@@ -54,12 +46,12 @@ describe('KeyedBatcher', () => {
     expect(await third).toEqual({ error: 'refused' });
   });
 
-  it('starts afresh once a key has drained', async () => {
+  it('starts afresh once the queue has drained', async () => {
     const { batcher, batches } = harness();
-    const first = batcher.submit('m', 1);
+    const first = batcher.submit(1);
     batches[0]!.finish();
     expect(await first).toBe('v1');
-    const again = batcher.submit('m', 2);
+    const again = batcher.submit(2);
     expect(batches.map((b) => b.items)).toEqual([[1], [2]]);
     batches[1]!.finish();
     expect(await again).toBe('v2');

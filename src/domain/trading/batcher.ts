@@ -8,33 +8,32 @@ interface Waiting<I, R> {
 }
 
 /**
- * Runs items in batches, one batch at a time per key: an item whose key has no batch running starts one
- * at once, alone; items of that key arriving meanwhile wait and go together in the next batch (at most
- * `maxBatch`, in arrival order). Nothing waits for a batch to fill: under light load every batch is one
- * item; under load the batches grow by themselves (group commit).
+ * Runs items in batches, one batch at a time: an item arriving when no batch is running starts one at once,
+ * alone; items arriving meanwhile wait and go together in the next batch (at most `maxBatch`, in arrival
+ * order). Nothing waits for a batch to fill: under light load every batch is one item; under load the
+ * batches grow by themselves (group commit).
  */
-export class KeyedBatcher<I, R> {
-  readonly #queues = new Map<string, Array<Waiting<I, R>>>();
+export class Batcher<I, R> {
+  #queue: Array<Waiting<I, R>> | undefined;
 
   constructor(
     private readonly run: (items: I[]) => Promise<Array<Outcome<R>>>,
     private readonly maxBatch: number,
   ) {}
 
-  submit(key: string, item: I): Promise<R> {
+  submit(item: I): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      const queue = this.#queues.get(key);
-      if (queue) {
-        queue.push({ item, resolve, reject });
+      if (this.#queue) {
+        this.#queue.push({ item, resolve, reject });
         return;
       }
       const fresh = [{ item, resolve, reject }];
-      this.#queues.set(key, fresh);
-      void this.#drain(key, fresh);
+      this.#queue = fresh;
+      void this.#drain(fresh);
     });
   }
 
-  async #drain(key: string, queue: Array<Waiting<I, R>>): Promise<void> {
+  async #drain(queue: Array<Waiting<I, R>>): Promise<void> {
     while (queue.length > 0) {
       const batch = queue.splice(0, this.maxBatch);
       let outcomes: Array<Outcome<R>>;
@@ -49,6 +48,6 @@ export class KeyedBatcher<I, R> {
         else waiting.reject(outcome.error);
       });
     }
-    this.#queues.delete(key);
+    this.#queue = undefined;
   }
 }

@@ -107,3 +107,45 @@ describe('payoutMicroDots', () => {
     expect(payoutMicroDots('invalid', 'no', 10_000n)).toBe(500_000n);
   });
 });
+
+describe('Changeset.absorb', () => {
+  it('gives what one Changeset recording both placements gives, trade references renumbered', () => {
+    const maker = order({ id: 'm', accountId: 'A', side: 'yes', action: 'buy', price: 40, remaining: 30_000n });
+    const first = order({ id: 't1', accountId: 'B', side: 'no', action: 'buy', price: 70, remaining: 10_000n }, 2n);
+    const second = order({ id: 't2', accountId: 'C', side: 'yes', action: 'sell', price: 35, remaining: 5_000n }, 3n);
+    const record = (changes: Changeset, book: OrderBook, taker: Order) => {
+      changes.reserve(live(taker), taker.remaining);
+      for (const fill of book.match(taker, { timeInForce: 'GTC' }).fills) changes.applyFill(M, fill, taker.price);
+    };
+    const together = new Changeset();
+    const bookTogether = new OrderBook([maker]);
+    together.cancelResting(live(order({ id: 'x', accountId: 'D', side: 'no', action: 'buy', price: 20, remaining: 1_000n })), 'expired');
+    record(together, bookTogether, first);
+    record(together, bookTogether, second);
+
+    const absorbed = new Changeset();
+    const bookApart = new OrderBook([maker]);
+    absorbed.cancelResting(live(order({ id: 'x', accountId: 'D', side: 'no', action: 'buy', price: 20, remaining: 1_000n })), 'expired');
+    for (const taker of [first, second]) {
+      const own = new Changeset();
+      record(own, bookApart, taker);
+      absorbed.absorb(own);
+    }
+
+    expect(absorbed.trades).toEqual(together.trades);
+    expect(absorbed.ledger).toEqual(together.ledger);
+    expect(absorbed.ledger.filter((l) => 'trade' in l.reference).map((l) => l.reference)).toEqual([
+      { trade: 0, role: 'maker' },
+      { trade: 0, role: 'taker' },
+      { trade: 1, role: 'maker' },
+      { trade: 1, role: 'taker' },
+    ]);
+    expect(absorbed.balances).toEqual(together.balances);
+    expect([...absorbed.positions.values()].sort((a, b) => a.accountId.localeCompare(b.accountId))).toEqual(
+      [...together.positions.values()].sort((a, b) => a.accountId.localeCompare(b.accountId)),
+    );
+    expect(absorbed.markets).toEqual(together.markets);
+    expect(absorbed.makerFills).toEqual(new Map([['m', 15_000n]]));
+    expect(absorbed.cancels).toEqual(together.cancels);
+  });
+});

@@ -1,4 +1,5 @@
 import { bookSideOf, fillCash, type Action, type Fill, type FillKind, type Outcome } from './book.js';
+import { lotsOf, ticksOf } from './input.js';
 import { TICKS_PER_DOT, notionalMicroDots } from './money.js';
 
 /**
@@ -28,6 +29,19 @@ export interface LiveOrder {
   readonly price: number;
   /** Lots still live. */
   readonly remaining: bigint;
+}
+
+/** The live order of an order row (decimals as stored). */
+export function liveOrderOf(row: { id: string; account_id: string; market_id: string; side: Outcome; action: Action; price: string; remaining: string }): LiveOrder {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    marketId: String(row.market_id),
+    side: row.side,
+    action: row.action,
+    price: ticksOf(row.price),
+    remaining: lotsOf(row.remaining),
+  };
 }
 
 export type LedgerReference = { order: string } | { trade: number; role: 'maker' | 'taker' } | { settlement: string };
@@ -174,6 +188,41 @@ export class Changeset {
     market.volume += fill.lots;
     market.openInterest += openInterestChange(fill.kind, fill.lots);
     market.lastYesPrice = fill.yesPrice;
+  }
+
+  /**
+   * Adds everything `other` does after what this one does (placements committed together: each is matched
+   * in a Changeset of its own, so that one refused changes nothing, then absorbed into its transaction's).
+   */
+  absorb(other: Changeset): void {
+    const offset = this.trades.length;
+    this.trades.push(...other.trades);
+    for (const move of other.ledger) {
+      const reference = 'trade' in move.reference ? { trade: move.reference.trade + offset, role: move.reference.role } : move.reference;
+      this.ledger.push({ ...move, reference });
+    }
+    for (const [accountId, delta] of other.balances) {
+      const mine = this.balances.get(accountId);
+      if (mine) {
+        mine.cash += delta.cash;
+        mine.reserved += delta.reserved;
+      } else this.balances.set(accountId, { ...delta });
+    }
+    for (const delta of other.positions.values()) {
+      const mine = this.#position(delta.accountId, delta.marketId, delta.side);
+      mine.shares += delta.shares;
+      mine.reserved += delta.reserved;
+    }
+    for (const [marketId, effect] of other.markets) {
+      const mine = this.market(marketId);
+      mine.volume += effect.volume;
+      mine.liquidity += effect.liquidity;
+      mine.openInterest += effect.openInterest;
+      if (effect.lastYesPrice !== undefined) mine.lastYesPrice = effect.lastYesPrice;
+    }
+    for (const [orderId, lots] of other.makerFills) this.makerFills.set(orderId, (this.makerFills.get(orderId) ?? 0n) + lots);
+    this.cancels.push(...other.cancels);
+    this.decreases.push(...other.decreases);
   }
 
   /** Pays a resolved market's payout (micro-Dots) into cash. */

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { inTransaction, type Db, type Queryable } from '../../db/knex.js';
 import * as feedRepo from '../../db/repositories/feed.js';
 import * as repo from '../../db/repositories/trading.js';
@@ -7,9 +6,9 @@ import type { MarketSettlement } from '../catalogue/admin.js';
 import { conflict, DomainError, invalid, notFound } from '../errors.js';
 import { outboxEntries, type BookRemoval, type OutboxEntry, type PlacedOrder } from '../feed/outbox.js';
 import { decodeCursor, encodeCursor, splitPage } from '../pagination/cursor.js';
-import { KeyedBatcher, type Outcome } from './batcher.js';
-import { bookSideOf, OrderBook, yesPriceOf, type Order } from './book.js';
-import { Changeset, payoutMicroDots, type CancelReason, type LiveOrder } from './changes.js';
+import { Batcher, type Outcome } from './batcher.js';
+import { placementRead, planPlacements, type PlacementRequest, type PlacementWrite } from './placement.js';
+import { Changeset, liveOrderOf, payoutMicroDots, type CancelReason } from './changes.js';
 import {
   formatMoney,
   iso,
@@ -56,40 +55,12 @@ type FeedOutbox = OutboxEntry[];
 
 const UNIQUE_VIOLATION = '23505';
 const CLIENT_ORDER_ID_INDEX = 'orders_account_client_order_id_unique';
-/** Placements of one market made in one transaction at most (placeBatch). */
+/** Placements made in one transaction at most (placeBatch). */
 const MAX_PLACEMENT_BATCH = 32;
 /** Markets handled per expiry pass before looking again. */
 const EXPIRY_BATCH = 100;
 
-/** A placement waiting for its market's turn (placeBatch). */
-interface PlacementItem {
-  accountId: string;
-  order: Placement;
-  now: Date;
-}
-
-/** The book side a placement takes from, and its limit there in YES ticks (asks at or below, bids at or above). */
-function crossingOf(order: Placement): { makerSide: 'bid' | 'ask'; yesLimit: number } {
-  return { makerSide: bookSideOf(order.side, order.action) === 'bid' ? 'ask' : 'bid', yesLimit: yesPriceOf(order.side, order.price) };
-}
-
 const isLive = (row: { status: string }) => row.status === 'OPEN' || row.status === 'PARTIAL';
-
-function liveOrderOf(row: repo.CrossingOrderRow): LiveOrder {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    marketId: String(row.market_id),
-    side: row.side,
-    action: row.action,
-    price: ticksOf(row.price),
-    remaining: lotsOf(row.remaining),
-  };
-}
-
-function engineOrderOf(order: LiveOrder, sequence: string): Order {
-  return { id: order.id, accountId: order.accountId, side: order.side, action: order.action, price: order.price, remaining: order.remaining, sequence: BigInt(sequence) };
-}
 
 /** The order record of an order row (REST responses and the real-time feed's user_orders messages). */
 export function orderView(row: Omit<repo.OrderRow, 'sort_created_at'> & { sort_created_at?: string }): OrderView {
@@ -135,16 +106,16 @@ export function orderbookView(rows: ReadonlyArray<{ book_side: 'bid' | 'ask'; ye
  *
  * Concurrency: everything that changes a market's book runs in one transaction holding that market's row
  * lock (repo.lockMarket; several markets: in id order), then locks the balance rows of every account it
- * touches in account order (placements committed together lock, first, every balance row any of them can
- * touch: repo.lockForPlacements). Positions of a market change only under its lock. So matching is
- * serialised per market across any number of processes, and transactions never wait on each other in a
- * cycle. Within a process, placements on one market wait for each other in memory, and those that wait
- * together are made in one transaction (placeBatch).
+ * touches in account order (placements committed together lock every balance row any of them can touch:
+ * repo.beginPlacements). Positions of a market change only under its lock. So matching is serialised per
+ * market across any number of processes, and transactions never wait on each other in a cycle. Within a
+ * process, placements are made one transaction at a time, and those that arrive meanwhile wait in memory
+ * and are made together in the next one (placeBatch).
  */
 export class TradingService implements Trading, MarketSettlement {
   private readonly now: () => Date;
   private readonly notifier: feedRepo.FeedNotifier;
-  private readonly placements = new KeyedBatcher<PlacementItem, OrderView>((items) => this.placeBatch(items), MAX_PLACEMENT_BATCH);
+  private readonly placements = new Batcher<PlacementRequest, OrderView>((items) => this.placeBatch(items), MAX_PLACEMENT_BATCH);
 
   constructor(
     private readonly db: Db,
@@ -207,170 +178,67 @@ export class TradingService implements Trading, MarketSettlement {
   async placeOrder(accountId: string, input: PlaceOrderInput): Promise<OrderView> {
     const now = this.now();
     const order = parsePlacement(input, now);
-    return this.placements.submit(order.ticker, { accountId, order, now });
+    return this.placements.submit({ accountId, order, now });
   }
 
   /**
-   * Placements of one market reference, in arrival order, in one transaction: the market's lock is taken
-   * once and the transaction commits once for all of them (placements on one market are serialised by
-   * that lock anyway, so under load this is what lets them go faster than one commit at a time). Each
-   * placement reads what it needs after the previous one wrote (same transaction), and a placement refused
-   * by a rule changes nothing (its checks all come before its writes) and leaves the others alone. If the
-   * transaction fails as a whole (a write refused by the database: say, one client_order_id placed twice by
-   * two processes at once), each placement is made again in a transaction of its own, so that an error
-   * reaches only the placement it belongs to.
+   * Placements that arrive while others are being made wait, and go together in one transaction (group
+   * commit): the markets' locks are taken once and the transaction commits once for all of them (placements
+   * on one market are serialised by its lock anyway, so under load this is what lets them go faster than one
+   * commit at a time). They are matched one after another in memory against what the transaction read at its
+   * start (planPlacements), and written in as few statements as possible. A placement refused by a rule gets
+   * its error and leaves the others alone. If the transaction fails as a whole while placing (a write refused
+   * by the database: say, one client_order_id placed twice by two processes at once), each placement is made
+   * again in a transaction of its own, so that an error reaches only the placement it belongs to.
    */
-  private async placeBatch(items: PlacementItem[]): Promise<Array<Outcome<OrderView>>> {
+  private async placeBatch(items: PlacementRequest[]): Promise<Array<Outcome<OrderView>>> {
     if (items.length > 1) {
       // Made again one by one only when the batch failed while placing (so nothing of it committed); a
       // failure after that (the outbox write, the COMMIT itself, whose outcome may be unknown) is every
       // placement's error: placing them again could place them twice.
       let placing = true;
-      const placed = await this.transaction(async (tx, outbox) => {
-        // Every balance row the batch can touch, locked first, in account order (see lockForPlacements).
-        const limits = { ask: null as number | null, bid: null as number | null };
-        for (const { order } of items) {
-          const { makerSide, yesLimit } = crossingOf(order);
-          const current = limits[makerSide];
-          limits[makerSide] = current === null ? yesLimit : makerSide === 'ask' ? Math.max(current, yesLimit) : Math.min(current, yesLimit);
-        }
-        await repo.lockForPlacements(tx, items[0]!.order.ticker, {
-          accountIds: [...new Set(items.map((item) => item.accountId))],
-          askLimit: limits.ask === null ? null : formatTicks(limits.ask),
-          bidLimit: limits.bid === null ? null : formatTicks(limits.bid),
-        });
-        const outcomes: Array<Outcome<{ view: OrderView; marketId: string }>> = [];
-        for (const item of items) {
-          try {
-            outcomes.push({ value: await this.placeInTransaction(tx, outbox, item) });
-          } catch (error) {
-            if (!(error instanceof DomainError)) throw error;
-            outcomes.push({ error });
-          }
-        }
+      const placed = await this.placeTogether(items, () => {
         placing = false;
-        return outcomes;
       }).catch((error: unknown) => {
         if (placing) return undefined;
         throw error;
       });
-      if (placed) {
-        await this.refreshRollups(placed.flatMap((outcome) => ('value' in outcome ? [outcome.value.marketId] : [])));
-        return placed.map((outcome) => ('value' in outcome ? { value: outcome.value.view } : outcome));
-      }
+      if (placed) return placed;
     }
     const outcomes: Array<Outcome<OrderView>> = [];
-    for (const item of items) outcomes.push(await this.placeAlone(item).then((value) => ({ value }), (error: unknown) => ({ error })));
+    for (const item of items) {
+      const [outcome] = await this.placeTogether([item]).catch((error: { code?: string; constraint?: string }) => {
+        // Two placements with one client_order_id racing past the check: the unique index decides.
+        if (error.code === UNIQUE_VIOLATION && error.constraint === CLIENT_ORDER_ID_INDEX) {
+          return [{ error: conflict(`client_order_id '${item.order.clientOrderId}' is already used by another order of this account`) }];
+        }
+        return [{ error }];
+      });
+      outcomes.push(outcome!);
+    }
     return outcomes;
   }
 
-  /** One placement in a transaction of its own. */
-  private async placeAlone(item: PlacementItem): Promise<OrderView> {
-    const { view, marketId } = await this.transaction((tx, outbox) => this.placeInTransaction(tx, outbox, item)).catch(
-      (error: { code?: string; constraint?: string }) => {
-        // Two placements with one client_order_id racing past the check: the unique index decides.
-        if (error.code === UNIQUE_VIOLATION && error.constraint === CLIENT_ORDER_ID_INDEX) {
-          throw conflict(`client_order_id '${item.order.clientOrderId}' is already used by another order of this account`);
+  /** Placements in one transaction (see placeBatch); `placed` is called once all their writes are made. */
+  private async placeTogether(items: PlacementRequest[], placed?: () => void): Promise<Array<Outcome<OrderView>>> {
+    const { outcomes, inserted } = await this.transaction(async (tx, outbox) => {
+      const reads = await repo.beginPlacements(tx, items.map(placementRead));
+      const plan = planPlacements(items, reads);
+      const balances = new Map(reads.balances.map((r) => [r.user_id, { cash: microOf(r.cash), reserved: microOf(r.reserved) }]));
+      const inserted = new Map<string, repo.ChangedOrderRow>();
+      for (const write of plan.writes) {
+        for (const row of await this.persist(tx, write.changes, balances, write, outbox)) inserted.set(row.id, row);
+        for (const [accountId, delta] of write.changes.balances) {
+          const balance = balances.get(accountId)!;
+          balances.set(accountId, { cash: balance.cash + delta.cash, reserved: balance.reserved + delta.reserved });
         }
-        throw error;
-      },
-    );
-    await this.refreshRollups([marketId]);
-    return view;
-  }
-
-  /** A placement inside the caller's trading transaction: every check first, then its writes. */
-  private async placeInTransaction(tx: Queryable, outbox: FeedOutbox, { accountId, order, now }: PlacementItem): Promise<{ view: OrderView; marketId: string }> {
-    const { makerSide, yesLimit } = crossingOf(order);
-    // One round trip: the market's lock, then (a statement that sees everything committed before the lock)
-    // the sequence, the client_order_id check, the position to sell from, the crossing orders, and the
-    // balance rows of every account the placement can change, locked in account order.
-    const { market, reads: maybeReads } = await repo.placementBegin(tx, order.ticker, {
-      accountId,
-      clientOrderId: order.clientOrderId,
-      side: order.side,
-      sell: order.action === 'sell',
-      bookSide: makerSide,
-      yesLimit: formatTicks(yesLimit),
+      }
+      placed?.();
+      return { outcomes: plan.outcomes, inserted };
     });
-    if (!market) throw notFound(`no market '${order.ticker}'`);
-    if (market.status !== 'ACTIVE' || !maybeReads) throw conflict(`market '${market.ticker}' is ${market.status}, not ACTIVE`);
-    const marketId = String(market.id);
-    const reads = maybeReads;
-    if (order.clientOrderId !== undefined && reads.clientOrderIdTaken) {
-      throw conflict(`client_order_id '${order.clientOrderId}' is already used by another order of this account`);
-    }
-    if (order.action === 'sell') {
-      const position = reads.position;
-      const available = position ? lotsOf(position.shares) - lotsOf(position.reserved) : 0n;
-      if (available < order.lots) {
-        throw invalid(`insufficient position: ${formatLots(available)} ${order.side.toUpperCase()} shares available to sell, order needs ${formatLots(order.lots)}`);
-      }
-    }
-
-    const id = randomUUID();
-    const sequence = reads.sequence;
-    const taker: LiveOrder = { id, accountId, marketId, side: order.side, action: order.action, price: order.price, remaining: order.lots };
-    const crossing = reads.crossing;
-
-    const changes = new Changeset();
-    const resting = new Map<string, LiveOrder>();
-    const book = new OrderBook();
-    for (const row of crossing) {
-      const live = liveOrderOf(row);
-      // Expired but not yet swept: cancelled here, never matched.
-      if (row.expiration_ts && row.expiration_ts.getTime() <= now.getTime()) changes.cancelResting(live, 'expired');
-      else {
-        resting.set(live.id, live);
-        book.add(engineOrderOf(live, row.sequence));
-      }
-    }
-    const result = book.match(engineOrderOf(taker, sequence), { timeInForce: order.timeInForce, postOnly: order.postOnly });
-    if (result.rejected === 'post_only_would_cross') throw invalid('post_only order would cross the book: it would execute at once instead of resting');
-
-    changes.reserve(taker, order.lots);
-    for (const fill of result.fills) changes.applyFill(marketId, fill, order.price);
-    for (const own of result.selfTradeCancelled) changes.cancelResting(resting.get(own.id)!, 'self_trade');
-    changes.release(taker, result.cancelledRemainder);
-    if (result.restingRemainder > 0n) changes.rest({ ...taker, remaining: result.restingRemainder });
-
-    // Locked by placementBegin: the placing account's and every crossing order's account's (a superset of changes.accounts()).
-    const balances = new Map(reads.balances.map((r) => [r.user_id, { cash: microOf(r.cash), reserved: microOf(r.reserved) }]));
-    const required = order.action === 'buy' ? notionalMicroDots(order.price, order.lots) : 0n;
-    const cash = balances.get(accountId)?.cash ?? 0n;
-    if (cash < required) {
-      throw invalid(`insufficient balance: ${formatMoney(cash)} Dots available, order needs ${formatMoney(required)}`);
-    }
-
-    const status: OrderStatus =
-      result.restingRemainder > 0n ? (result.filled > 0n ? 'PARTIAL' : 'OPEN') : result.cancelledRemainder > 0n ? 'CANCELLED' : 'FILLED';
-    const cancelReason =
-      result.rejected === 'fok_not_fillable' ? 'fok_not_fillable' : result.cancelledRemainder > 0n ? `${order.timeInForce.toLowerCase()}_remainder` : null;
-    const newOrder: repo.NewOrderRow = {
-      id,
-      account_id: accountId,
-      market_id: marketId,
-      side: order.side,
-      action: order.action,
-      price: formatTicks(order.price),
-      count: formatLots(order.lots),
-      remaining: formatLots(result.restingRemainder),
-      filled: formatLots(result.filled),
-      cancelled: formatLots(result.cancelledRemainder),
-      status,
-      time_in_force: order.timeInForce,
-      post_only: order.postOnly,
-      reduce_only: order.reduceOnly,
-      client_order_id: order.clientOrderId ?? id,
-      builder_code: order.builderCode,
-      expiration_ts: order.expiration,
-      sequence,
-      cancel_reason: cancelReason,
-    };
-    // The order is inserted by the same statement as everything else (persist).
-    const inserted = (await this.persist(tx, changes, balances, { order: newOrder, resting: result.restingRemainder }, outbox))!;
-    // The row as inserted is the order's final state (persist writes only resting orders' rows): no read back.
-    return { view: orderView({ ...inserted, ticker: market.ticker }), marketId };
+    await this.refreshRollups([...new Set(outcomes.flatMap((o) => ('market' in o ? [String(o.market.id)] : [])))]);
+    // A new order's row as inserted is its state once placed (a later placement that meets it is written by a later statement).
+    return outcomes.map((o) => ('error' in o ? o : { value: orderView({ ...inserted.get(o.orderId)!, ticker: o.market.ticker }) }));
   }
 
   async listOrders(accountId: string, input: ListOrdersInput): Promise<{ cursor: string | null; orders: OrderView[] }> {
@@ -685,9 +553,9 @@ export class TradingService implements Trading, MarketSettlement {
     tx: Queryable,
     changes: Changeset,
     balances: Map<string, { cash: bigint; reserved: bigint }>,
-    placement?: { order: repo.NewOrderRow; resting: bigint },
+    placements?: Pick<PlacementWrite, 'orders' | 'resting'>,
     outbox?: FeedOutbox,
-  ): Promise<repo.ChangedOrderRow | undefined> {
+  ): Promise<repo.ChangedOrderRow[]> {
     for (const [accountId, delta] of changes.balances) {
       const before = balances.get(accountId);
       if (!before) throw new Error(`balance of account ${accountId} changes but was not locked`);
@@ -714,7 +582,7 @@ export class TradingService implements Trading, MarketSettlement {
     }
     // Every write in one statement (repo.persistChanges).
     const written = await repo.persistChanges(tx, {
-      order: placement?.order,
+      orders: placements?.orders ?? [],
       makerFills: [...changes.makerFills].map(([id, lots]) => ({ id, count: formatLots(lots) })),
       cancels: changes.cancels,
       decreases: changes.decreases.map((d) => ({ id: d.id, remaining: formatLots(d.remaining) })),
@@ -766,7 +634,7 @@ export class TradingService implements Trading, MarketSettlement {
     const { tradeIds, fillIds, filled, figures } = written;
     const cancelled: BookRemoval[] = written.cancelled;
     const decreased: BookRemoval[] = written.decreased;
-    const placed: PlacedOrder | undefined = placement && written.placed ? { row: written.placed, resting: placement.resting } : undefined;
+    const placed: PlacedOrder[] = written.placed.map((row) => ({ row, resting: placements!.resting.get(row.id)! }));
 
     // The real-time feed's outbox record of all this (built from what the writes above returned): written at
     // the end of the transaction and notified by this process after its commit when the transaction is
