@@ -356,6 +356,25 @@ async function sampleActivity(url: string): Promise<{ stop(): Promise<string> }>
   };
 }
 
+/**
+ * Placements per transaction on these markets (warm-up included): orders per distinct created_at, which is
+ * the inserting transaction's start time.
+ */
+async function placementsPerTransaction(url: string, tickers: string[]): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `select count(*)::int as orders, count(distinct o.created_at)::int as transactions
+         from orders o join markets m on m.id = o.market_id where m.ticker = any($1)`,
+      [tickers],
+    );
+    return rows[0].orders / Math.max(1, rows[0].transactions);
+  } finally {
+    await client.end();
+  }
+}
+
 interface Row {
   name: string;
   /** Per second (placements or transactions); undefined for one-shot rows. */
@@ -678,6 +697,7 @@ async function main(): Promise<void> {
       const sorted = Float64Array.from(result.latencies).sort();
       const ok = Object.entries(result.statuses).filter(([s]) => s === '201').reduce((n, [, c]) => n + c, 0);
       const failed = result.latencies.length - ok;
+      const grouping = await placementsPerTransaction(database.url, tickers);
       const orderStatuses = Object.entries(result.orderStatuses).map(([s, c]) => `${s} ${((c / Math.max(1, ok)) * 100).toFixed(0)}%`).join(', ');
       return {
         name,
@@ -688,7 +708,7 @@ async function main(): Promise<void> {
         ...usage,
         statements: placementStatements,
         failed,
-        note: `answered ${orderStatuses}; ${connections}${failed > 0 ? `; failures: ${result.failures.join(' | ')}` : ''}`,
+        note: `answered ${orderStatuses}; ${grouping.toFixed(1)} placements per transaction; ${connections}${failed > 0 ? `; failures: ${result.failures.join(' | ')}` : ''}`,
       };
     };
 
@@ -781,8 +801,8 @@ async function main(): Promise<void> {
     const [oneRow] = rows;
     console.log(
       `\nstatements per placement: resting ${restingOnce.statements.length} (${inTransaction(restingOnce.statements)} from BEGIN to COMMIT), ` +
-        `crossing ${crossingOnce.statements.length} (${inTransaction(crossingOnce.statements)}), each alone; on one market, placements are ` +
-        `made one at a time under its row lock (those arriving together in one transaction): ${(1000 / oneRow!.rate!).toFixed(1)} ms per placement (1 / rate)`,
+        `crossing ${crossingOnce.statements.length} (${inTransaction(crossingOnce.statements)}), each alone; placements arriving while a ` +
+        `transaction of placements runs wait and go together in the next one (one at a time per process): on one market ${(1000 / oneRow!.rate!).toFixed(1)} ms per placement (1 / rate)`,
     );
     console.log(`\nsetup ${setupSeconds.toFixed(0)} s, measuring ${measureSeconds.toFixed(0)} s; ${settings.orders} orders, ${settings.trades} trades in the database`);
 

@@ -5,6 +5,8 @@ import type { CatalogueAdminService } from '../../src/domain/catalogue/admin.js'
 import { DomainError, type DomainErrorCode } from '../../src/domain/errors.js';
 import type { TradingService } from '../../src/domain/trading/service.js';
 import type { PlaceOrderInput } from '../../src/domain/trading/types.js';
+import type { Queryable } from '../../src/db/knex.js';
+import { beginPlacements } from '../../src/db/repositories/trading.js';
 import type { Services } from '../../src/services.js';
 import { TestService } from '../support/service.js';
 
@@ -779,6 +781,19 @@ describe('placements made together', () => {
     expect((await api.db('trades').where({ market_id: m1.id }).orderBy('id').select('yes_price', 'count')).map((t) => [Number(t.yes_price), Number(t.count)])).toEqual([[0.4, 2]]);
     expect(await position(maker, m2.id)).toMatchObject({ yes: '2' });
     await checkBooks();
+  });
+
+  it('switch the rest of their transaction to generic plans with their first statement', async () => {
+    const m = await newMarket();
+    const a = await newAccount();
+    const mode = async (db: Queryable) => (await db.raw(`select current_setting('plan_cache_mode') as mode`)).rows[0].mode as string;
+    const [before, inside] = await api.db.transaction(async (tx) => {
+      await tx.raw(`set local plan_cache_mode = auto`);
+      const was = await mode(tx);
+      await beginPlacements(tx, [{ ref: m.ticker, accountId: a, clientOrderId: undefined, side: 'yes', sell: false, bookSide: 'ask', yesLimit: '0.40' }]);
+      return [was, await mode(tx)];
+    });
+    expect([before, inside]).toEqual(['auto', 'force_generic_plan']);
   });
 
   it('come to exactly what the same placements made one at a time come to', async () => {

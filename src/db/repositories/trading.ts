@@ -441,12 +441,14 @@ export interface PlacementReads {
  * placements name, locked in id order (as lockMarketsById), then, in statements that see everything
  * committed before the locks were granted, what placing needs: sequence numbers, client_order_ids already
  * taken, the positions sold from, the live orders any placement could meet, and the balance rows of every
- * account the batch can change, locked in account order (as lockBalances).
+ * account the batch can change, locked in account order (as lockBalances). It also does what useGenericPlans
+ * does, for the rest of the transaction.
  */
 export async function beginPlacements(db: Queryable, placements: readonly PlacementRead[]): Promise<PlacementReads> {
   const refs = [...new Set(placements.map((p) => p.ref))];
   const result = await db
-    .raw<{ rows: Array<{ reads: RawPlacementReads }> }>('select placements_begin(?::text[], ?::bigint[], ?::json) as reads', [
+    // Switches the rest of the transaction to generic plans as useGenericPlans does, in the same round trip.
+    .raw<{ rows: Array<{ reads: RawPlacementReads }> }>(`select placements_begin(?::text[], ?::bigint[], ?::json) as reads, set_config('plan_cache_mode', 'force_generic_plan', true)`, [
       refs,
       refs.filter((ref) => /^\d{1,18}$/.test(ref)),
       JSON.stringify(

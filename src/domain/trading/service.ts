@@ -235,7 +235,7 @@ export class TradingService implements Trading, MarketSettlement {
       }
       placed?.();
       return { outcomes: plan.outcomes, inserted };
-    });
+    }, { plansSetByWork: true });
     await this.refreshRollups([...new Set(outcomes.flatMap((o) => ('market' in o ? [String(o.market.id)] : [])))]);
     // A new order's row as inserted is its state once placed (a later placement that meets it is written by a later statement).
     return outcomes.map((o) => ('error' in o ? o : { value: orderView({ ...inserted.get(o.orderId)!, ticker: o.market.ticker }) }));
@@ -519,11 +519,12 @@ export class TradingService implements Trading, MarketSettlement {
    * if it rolls back), so the transaction does not NOTIFY (which would make commits wait for each other on
    * a global lock).
    */
-  private async transaction<T>(work: (tx: Queryable, outbox: FeedOutbox) => Promise<T>): Promise<T> {
+  private async transaction<T>(work: (tx: Queryable, outbox: FeedOutbox) => Promise<T>, options: { plansSetByWork?: boolean } = {}): Promise<T> {
     const outbox: FeedOutbox = [];
     let notification: string | null = null;
     const result = await inTransaction(this.db, async (tx) => {
-      await repo.useGenericPlans(tx);
+      // plansSetByWork: the work's first statement does it (repo.beginPlacements), one round trip fewer.
+      if (!options.plansSetByWork) await repo.useGenericPlans(tx);
       const value = await work(tx, outbox);
       notification = await feedRepo.appendFeedRecords(tx, outbox);
       return value;
