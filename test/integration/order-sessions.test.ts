@@ -67,12 +67,6 @@ const heartbeat = (token: string | undefined, body?: unknown, path = '/api/portf
   service.request('POST', path, { token, body });
 const status = (token: string, service = api) => read('/api/portfolio/order-scoring/status', token, service);
 
-async function start(token: string, service = api): Promise<string> {
-  const response = await heartbeat(token, undefined, '/api/portfolio/heartbeat', service);
-  expect(response.status).toBe(200);
-  return response.body.heartbeat_id;
-}
-
 /** Waits until the session's `expires_at` has passed. */
 async function outlive(session: { expires_at: string }): Promise<void> {
   const wait = Date.parse(session.expires_at) - Date.now() + 150;

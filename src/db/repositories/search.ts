@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db, Queryable } from '../knex.js';
+import type { Db } from '../knex.js';
 
 /**
  * The native search (`/api/search`) over markets, events, series, tags and trader profiles, in two steps

@@ -3,7 +3,7 @@ import * as feedRepo from '../../db/repositories/feed.js';
 import * as repo from '../../db/repositories/trading.js';
 import type { MarketResult } from '../../db/rows.js';
 import type { MarketSettlement } from '../catalogue/admin.js';
-import { conflict, DomainError, invalid, notFound } from '../errors.js';
+import { conflict, invalid, notFound } from '../errors.js';
 import { outboxEntries, type BookRemoval, type OutboxEntry, type PlacedOrder } from '../feed/outbox.js';
 import { decodeCursor, encodeCursor, splitPage } from '../pagination/cursor.js';
 import { Batcher, type Outcome } from './batcher.js';
@@ -20,7 +20,6 @@ import {
   parseDecreaseCount,
   parsePlacement,
   parseStatuses,
-  type Placement,
   parseTerms,
   ticksOf,
 } from './input.js';
@@ -32,7 +31,6 @@ import type {
   FillView,
   ListOrdersInput,
   OrderbookView,
-  OrderStatus,
   OrderView,
   PlaceOrderInput,
   PositionView,
