@@ -11,9 +11,12 @@
  */
 import Koa from 'koa';
 import pg from 'pg';
+import { SEARCH_POOL_MAX } from '../src/server.js';
 
 /** Same pool size as the service's (src/db/knex.ts, createDb). */
 export const POOL_MAX = 10;
+/** `/public-search` gets as many connections as the service's searches (src/server.ts). */
+export { SEARCH_POOL_MAX };
 
 const EVENT_COLUMNS = `
   e.id, e.ticker, e.slug, e.title, e.description, e.mutually_exclusive, e.status, e.start_date, e.strike_date, e.closed_time,
@@ -239,6 +242,9 @@ export function createBaseline(databaseUrl: string): Baseline {
   const serviceSettings = '-c max_parallel_workers_per_gather=0';
   const plain = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, options: serviceSettings });
   const search = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, options: `${serviceSettings} -c enable_seqscan=off` });
+  // As many connections as the service's searches get; not their generic plans: this statement, written by hand
+  // with LIKE patterns, is planned for its values.
+  const publicSearch = new pg.Pool({ connectionString: databaseUrl, max: SEARCH_POOL_MAX, options: serviceSettings });
   const limitOf = (value: unknown, fallback: number, max: number) => Math.min(Number(value ?? fallback) || fallback, max);
 
   const routes: Record<string, (ctx: Koa.Context) => Promise<unknown>> = {
@@ -275,7 +281,7 @@ export function createBaseline(databaseUrl: string): Baseline {
       const text = String(ctx.query.q ?? '').trim();
       if (Array.from(text).length < 3) ctx.throw(400, 'the baseline handles text of 3 characters or more');
       const limit = limitOf(ctx.query.limit_per_type, 10, 50);
-      const { rows } = await plain.query(SQL_PUBLIC_SEARCH, [text, `%${escapeLike(text)}%`, `${escapeLike(text)}%`, limit]);
+      const { rows } = await publicSearch.query(SQL_PUBLIC_SEARCH, [text, `%${escapeLike(text)}%`, `${escapeLike(text)}%`, limit]);
       const { total, events, tags, profiles } = rows[0];
       return { events, tags, profiles, pagination: { hasMore: total > events.length, totalResults: total } };
     },
@@ -290,7 +296,7 @@ export function createBaseline(databaseUrl: string): Baseline {
   return {
     app,
     close: async () => {
-      await Promise.all([plain.end(), search.end()]);
+      await Promise.all([plain.end(), search.end(), publicSearch.end()]);
     },
   };
 }

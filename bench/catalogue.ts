@@ -44,7 +44,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startService, type RunningService } from '../src/server.js';
-import { createBaseline, type Baseline } from './catalogue-baseline.js';
+import { createBaseline, POOL_MAX, SEARCH_POOL_MAX, type Baseline } from './catalogue-baseline.js';
 import { prepareDatabase, type BenchDatabase } from './catalogue-db.js';
 import { startCpuShare } from './cpu-share.js';
 import { type AutocannonResult, autocannon, close, listen, reportTargets } from './lib.js';
@@ -203,6 +203,10 @@ async function walkKeyset(serviceUrl: string, depth: number): Promise<{ cursor: 
 interface Captured {
   sql: string;
   bindings: unknown[];
+  /** A named statement: prepared once per connection. */
+  name: string | undefined;
+  /** Run on the search pool, whose connections plan every statement without its values (src/server.ts). */
+  genericPlans: boolean;
 }
 
 const captureContext = new AsyncLocalStorage<string>();
@@ -219,15 +223,20 @@ async function captureStatements(service: RunningService, url: string): Promise<
   const mark = (request: IncomingMessage) => {
     if (request.headers['x-bench-capture'] === token) captureContext.enterWith(token);
   };
-  const listener = (data: { sql: string; bindings?: unknown[] }) => {
-    if (captureContext.getStore() === token) captured.push({ sql: data.sql, bindings: data.bindings ?? [] });
+  type Query = { sql: string; bindings?: unknown[]; options?: { name?: string } };
+  const listenerOf = (genericPlans: boolean) => (data: Query) => {
+    if (captureContext.getStore() === token) captured.push({ sql: data.sql, bindings: data.bindings ?? [], name: data.options?.name, genericPlans });
   };
+  const pools = [
+    { db: service.db, listener: listenerOf(false) },
+    { db: service.searchDb, listener: listenerOf(true) },
+  ];
   service.server.prependListener('request', mark);
-  service.db.on('query', listener);
+  for (const { db, listener } of pools) db.on('query', listener);
   try {
     await getJson(url, { 'x-bench-capture': token });
   } finally {
-    service.db.removeListener('query', listener);
+    for (const { db, listener } of pools) db.removeListener('query', listener);
     service.server.removeListener('request', mark);
   }
   if (captured.length === 0) throw new Error(`GET ${url}: no statement was captured`);
@@ -241,7 +250,7 @@ async function explain(databaseUrl: string, service: RunningService, name: strin
   console.log(`\n--- ${name}: ${statements.length} statements`);
   try {
     await client.query('begin');
-    for (const { sql, bindings } of statements) {
+    for (const { sql, bindings, name: statementName, genericPlans } of statements) {
       const text = service.db.client.positionBindings(sql) as string;
       const values = service.db.client.prepBindings(bindings) as unknown[];
       const oneLine = text.replace(/\s+/g, ' ').trim();
@@ -254,14 +263,20 @@ async function explain(databaseUrl: string, service: RunningService, name: strin
         console.log(`  ${oneLine}`);
         continue;
       }
+      // The search pool's setting, for this statement only.
+      const saved: string | undefined = genericPlans ? (await client.query(`select current_setting('plan_cache_mode') as mode`)).rows[0].mode : undefined;
+      if (saved !== undefined) await client.query('set local plan_cache_mode = force_generic_plan');
       // Twice: the first run warms this connection's catalogue caches (the service's pooled connections have
       // them), so that the second shows the planning time a request really pays.
       await client.query(`explain (analyze) ${text}`, values);
       const { rows } = await client.query(`explain (analyze, buffers) ${text}`, values);
+      if (saved !== undefined) await client.query(`select set_config('plan_cache_mode', $1, true)`, [saved]);
       const plan = (rows as Array<Record<string, string>>).map((row) => row['QUERY PLAN']!);
       const time = (label: string) => plan.find((line) => line.startsWith(label))?.replace(/^.*: /, '') ?? '?';
+      // A named statement is planned once per connection: its requests pay the execution only.
+      const planning = statementName ? `planned once (named ${statementName})` : `planning ${time('Planning Time')}`;
       console.log(
-        `  [planning ${time('Planning Time')}, execution ${time('Execution Time')}] ${oneLine.slice(0, 300)}${oneLine.length > 300 ? ' ...' : ''}  ${JSON.stringify(values).slice(0, 300)}`,
+        `  [${planning}, execution ${time('Execution Time')}${genericPlans ? ', generic plan' : ''}] ${oneLine.slice(0, 300)}${oneLine.length > 300 ? ' ...' : ''}  ${JSON.stringify(values).slice(0, 300)}`,
       );
       if (EXPLAIN === 'plans') console.log(plan.map((line: string) => `      ${line}`).join('\n'));
     }
@@ -388,7 +403,7 @@ async function main(): Promise<void> {
     );
     console.log(
       `${CONNECTIONS} connections, ${DURATION} s per row after ${WARMUP} s warm-up, autocannon in a worker thread; ` +
-        `service log level ${logLevel} (to /dev/null); pools of 10 connections\n`,
+        `service log level ${logLevel} (to /dev/null); pools of ${POOL_MAX} connections (/public-search: ${SEARCH_POOL_MAX})\n`,
     );
     printTable(rows, ceilingResult);
     console.log(

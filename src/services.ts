@@ -52,7 +52,8 @@ export interface ServiceExtras {
   onFeedError?: (error: unknown, context: string) => void;
 }
 
-export function createServices(db: Db, config: Config, document: object, extras: ServiceExtras = {}): Services {
+/** `searchDb`: the connections of `/public-search`, on generic plans (src/server.ts). */
+export function createServices(db: Db, searchDb: Db, config: Config, document: object, extras: ServiceExtras = {}): Services {
   const onFeedError = extras.onFeedError;
   const trading = new TradingService(db, onFeedError ? { onFeedNotifyError: (error) => onFeedError(error, 'feed notification') } : {});
   const accounts = new AccountService(db, { startingBalance: config.startingBalance, tokenTtlSecs: config.tokenTtlSecs });
@@ -72,7 +73,7 @@ export function createServices(db: Db, config: Config, document: object, extras:
     eventCreators: new EventCreatorService(db),
     compatSeries: new CompatSeriesService(db),
     compatTags: new CompatTagService(db),
-    publicSearch: new PublicSearchService(db),
+    publicSearch: new PublicSearchService(searchDb),
     document,
     feed: new FeedService(db, accounts, extras.onFeedError, extras.feed),
     asyncapi: extras.asyncapi ?? {},

@@ -10,8 +10,16 @@ export type Queryable = Knex | Knex.Transaction;
  * milliseconds of work and take cores from concurrent requests.
  */
 const SESSION_SETTINGS = 'set max_parallel_workers_per_gather = 0';
+/**
+ * On a pool made with `genericPlans`, every statement is planned without its values, so that a named one is
+ * planned once per connection: for statements written to be served by their indexes whatever the values,
+ * whose planning costs more than their running. The setting holds for unnamed statements too (planned anew
+ * on each call all the same), which is why it is not that of every connection.
+ */
+const GENERIC_PLANS = 'set plan_cache_mode = force_generic_plan';
 
-export function createDb(connectionString: string, poolMax = 10): Db {
+export function createDb(connectionString: string, poolMax = 10, options: { genericPlans?: boolean } = {}): Db {
+  const settings = options.genericPlans ? `${SESSION_SETTINGS}; ${GENERIC_PLANS}` : SESSION_SETTINGS;
   return knexFactory({
     client: 'pg',
     connection: { connectionString },
@@ -19,7 +27,7 @@ export function createDb(connectionString: string, poolMax = 10): Db {
       min: 0,
       max: poolMax,
       afterCreate: (connection: { query(sql: string, done: (error: Error | null) => void): void }, done: (error: Error | null, connection: unknown) => void) => {
-        connection.query(SESSION_SETTINGS, (error) => done(error, connection));
+        connection.query(settings, (error) => done(error, connection));
       },
     },
   });

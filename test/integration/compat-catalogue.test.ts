@@ -493,6 +493,31 @@ describe('GET /public-search', () => {
     expect(eventTickers((await search('q=KX&limit_per_type=50')).body)).toHaveLength(8);
   });
 
+  it('matches prefixes code point by code point, whatever the text ends with', async () => {
+    // Text shorter than 3 characters matches prefixes only: these find each title by its start alone.
+    const titles = { surrogateEdge: 'Z\u{D7FF} edge', pastSurrogates: 'Z\u{E000} past', highest: 'Y\u{10FFFF}\u{10FFFF} top', next: 'Yz next', onlyHighest: '\u{10FFFF} alone' };
+    await api.db('events').insert(Object.entries(titles).map(([key, title]) => ({
+      ticker: `EDGE-${key.toUpperCase()}`, slug: `edge-${key.toLowerCase()}`, series_id: ids.series.btc, title, status: 'ACTIVE',
+      start_date: at('2026-02-01T00:00:00Z'), strike_date: at('2026-12-31T00:00:00Z'),
+    })));
+    try {
+      const titlesOf = async (q: string) => (await search(`q=${encodeURIComponent(q)}`)).body.events.map((e: { title: string }) => e.title);
+      expect(await titlesOf('z\u{D7FF}')).toEqual([titles.surrogateEdge]);
+      expect(await titlesOf('z\u{E000}')).toEqual([titles.pastSurrogates]);
+      expect(await titlesOf('y\u{10FFFF}')).toEqual([titles.highest]);
+      expect(await titlesOf('\u{10FFFF}')).toEqual([titles.onlyHighest]);
+      expect(await titlesOf('\u{10FFFF}\u{10FFFF}')).toEqual([]);
+    } finally {
+      await api.db('events').where('ticker', 'like', 'EDGE-%').delete();
+    }
+  });
+
+  it('runs on connections of its own, planned without values; the rest of the service plans for its values', async () => {
+    const mode = async (db: typeof api.db) => (await db.raw('show plan_cache_mode')).rows[0].plan_cache_mode;
+    expect(await mode(api.service.searchDb)).toBe('force_generic_plan');
+    expect(await mode(api.db)).toBe('auto');
+  });
+
   it('counts matching events up to 1,000', async () => {
     await api.db.raw(
       `insert into events (ticker, slug, series_id, title, status, start_date, strike_date)

@@ -16,6 +16,14 @@ import type { CatalogueStatus } from '../rows.js';
  * on an index and cut at its size: exact matches, prefix matches in title/ticker (username/name) order,
  * and at most CANDIDATES other matches. Only these are ranked. Events are counted up to COUNT_CAP.
  * Tags are few: they are matched and ranked in one plain query.
+ *
+ * The buckets and the count are read by one statement, planned without its values: run it on connections
+ * made with `genericPlans` (src/db/knex.ts; the search pool of src/server.ts). Without event filters it is a
+ * named statement, planned once per connection: planning it costs more than running it. Filtered searches
+ * come in too many shapes to keep one each per connection: they are planned per request. So every step is
+ * written to be served by its index whatever the text: "starts with" is a range of the byte-order btree
+ * (its end computed in SQL from the lower-cased text), not a LIKE the planner turns into one only for a
+ * pattern it knows.
  */
 
 /** Other (class 2 and 3) matches read per search before ranking. */
@@ -47,6 +55,17 @@ export interface EventSearchFilter {
   recurrence?: string;
 }
 
+/** What one search reads: each bucket left undefined (false) is not read, and answers empty. */
+export interface PublicSearchQuery {
+  text: SearchText;
+  /** Items per bucket. */
+  limit: number;
+  events?: EventSearchFilter;
+  /** The tag bucket, leaving out these tag ids. */
+  tags?: { excludedTagIds: string[] };
+  profiles: boolean;
+}
+
 export interface SearchEventRow {
   id: string;
   ticker: string;
@@ -68,165 +87,249 @@ export interface SearchProfileRow {
   username: string;
 }
 
-type Lowered = Record<'text' | 'contains' | 'prefix', Knex.Raw>;
-
-/** The search forms, lower-cased by the database's `lower()`: the function that lower-cases the text searched. */
-function lowered(db: Queryable, search: SearchText): Lowered {
-  return {
-    text: db.raw('lower(?)', [search.text]),
-    contains: db.raw('lower(?)', [search.contains]),
-    prefix: db.raw('lower(?)', [search.prefix]),
-  };
+export interface PublicSearchRows {
+  events: SearchEventRow[];
+  /** Matching events, counted up to COUNT_CAP. */
+  total: number;
+  tags: SearchTagRow[];
+  profiles: SearchProfileRow[];
 }
 
 /** Trigram matching (classes 2 and 3) needs at least this many characters. */
 const TRIGRAM_MIN = 3;
-const hasTrigrams = (search: SearchText) => Array.from(search.text).length >= TRIGRAM_MIN;
 
 /**
- * `matches (id, class)`: every item of class 2, then (only if there is none) every item of class 3, or,
+ * CTE `q`: the search forms, lower-cased by the database's `lower()` (the function that lower-cases the text
+ * searched), and the ends of the "starts with" ranges; each computed once, read as `(select … from q)`.
+ */
+function forms(bounded: boolean): string {
+  const ends = bounded ? `, ${prefixEnd('lower(:q_text)')} as text_end, ${prefixEnd('upper(lower(:q_text))')} as upper_end` : '';
+  return `q as (select lower(:q_text) as text, upper(lower(:q_text)) as upper, lower(:q_contains) as contains, lower(:q_prefix) as prefix${ends})`;
+}
+const TEXT = '(select text from q)';
+const CONTAINS = '(select contains from q)';
+const PREFIX = '(select prefix from q)';
+/** Tickers are upper-case. */
+const UPPER = '(select upper from q)';
+
+/**
+ * The least string above every string that starts with `text` (in byte order, `collate "C"`): `text` with
+ * trailing U+10FFFF dropped and its last character incremented, past the surrogates, which text cannot hold.
+ * Text made only of U+10FFFF has none (nor needs one: every string at or above it starts with it).
+ */
+function prefixEnd(text: string): string {
+  const kept = `rtrim(${text}, chr(1114111))`;
+  const last = `ascii(right(${kept}, 1))`;
+  return `left(${kept}, -1) || chr(${last} + case ${last} when 55295 then 2049 else 1 end)`;
+}
+
+/** `column` (collate "C") starts with the form `text` or `upper` of `q`: a range of its byte-order index. */
+function startsWith(column: string, form: 'text' | 'upper', bounded: boolean): string {
+  const from = `${column} >= (select ${form} from q)`;
+  return bounded ? `(${from} and ${column} < (select ${form}_end from q))` : from;
+}
+
+/**
+ * `<name>_matches (id, class)`: every item of class 2, then (only if there is none) every item of class 3, or,
  * for short text, every item of classes 0 and 1 (as class 2). MATERIALIZED: planned without the LIMIT
  * its readers put on it, so on the indexes (never a sequential scan that computes a similarity per row),
  * and read lazily, so that a reader stopping after n rows fetches n.
  */
-function withMatches(db: Queryable, search: SearchText, contains: Knex.QueryBuilder, similar: Knex.QueryBuilder, short: Knex.QueryBuilder): Knex.QueryBuilder {
-  if (!hasTrigrams(search)) return db.queryBuilder().withMaterialized('matches', short.select(db.raw('2 as class')));
-  return db
-    .queryBuilder()
-    .withMaterialized('contained', contains)
-    .withMaterialized(
-      'matches',
-      db.raw('select id, 2 as class from contained union all ?', [similar.select(db.raw('3 as class')).whereNotExists(db('contained').select(db.raw('1')))]),
-    );
+function matchesOf(name: string, trigrams: boolean, contains: string, similar: string, short: string): string[] {
+  if (!trigrams) return [`${name}_matches as materialized (select id, 2 as class from (${short}) m)`];
+  return [
+    `${name}_contained as materialized (${contains})`,
+    `${name}_matches as materialized (
+       select id, 2 as class from ${name}_contained
+       union all
+       select id, 3 from (${similar}) m where not exists (select 1 from ${name}_contained))`,
+  ];
 }
 
 /** The expression the events' trigram index (events_search_trgm) is built on. */
 const EVENT_TEXT = `(lower(e.title) || ' ' || lower(e.ticker))`;
-/** Byte-order forms of the indexes events_title_c_id and events_ticker_c_id (migration 0004). Tickers are upper-case. */
+/** Byte-order forms of the indexes events_title_c_id and events_ticker_c_id (migration 0004). */
 const EVENT_TITLE_C = `(lower(e.title) collate "C")`;
 const EVENT_TICKER_C = `(e.ticker collate "C")`;
 
-/** Events passing the filters (not the text). */
-function filteredEvents(db: Queryable, filter: EventSearchFilter): Knex.QueryBuilder {
-  const q = db('events as e');
-  if (filter.status === 'active') q.where('e.status', 'ACTIVE');
-  else if (filter.status === 'not_active') q.whereNot('e.status', 'ACTIVE');
-  else if (filter.status === 'resolved') q.where('e.status', 'RESOLVED');
-  if (filter.activeOnly) q.where('e.status', 'ACTIVE');
-  for (const group of filter.requiredTagGroups) {
-    q.whereExists((sub) => sub.select(db.raw('1')).from('event_tags as et').whereRaw('et.event_id = e.id').whereIn('et.tag_id', group));
-  }
+const STATUS_CONDITION: Record<EventStatusFilter, string> = {
+  active: `e.status = 'ACTIVE'`,
+  not_active: `e.status <> 'ACTIVE'`,
+  resolved: `e.status = 'RESOLVED'`,
+};
+
+const isFiltered = (filter: EventSearchFilter) =>
+  filter.status !== undefined || filter.activeOnly || filter.requiredTagGroups.length > 0 || filter.excludedTagIds.length > 0 || filter.recurrence !== undefined;
+
+/** The filters (not the text) as conditions on `events e`, with their bindings. */
+function eventFilter(filter: EventSearchFilter): { sql: string; bindings: Record<string, unknown> } {
+  const conditions: string[] = [];
+  const bindings: Record<string, unknown> = {};
+  if (filter.status) conditions.push(STATUS_CONDITION[filter.status]);
+  if (filter.activeOnly) conditions.push(STATUS_CONDITION.active);
+  filter.requiredTagGroups.forEach((group, i) => {
+    conditions.push(`exists (select 1 from event_tags et where et.event_id = e.id and et.tag_id = any(:q_tag_group_${i}::bigint[]))`);
+    bindings[`q_tag_group_${i}`] = group;
+  });
   if (filter.excludedTagIds.length > 0) {
-    q.whereNotExists((sub) => sub.select(db.raw('1')).from('event_tags as et').whereRaw('et.event_id = e.id').whereIn('et.tag_id', filter.excludedTagIds));
+    conditions.push('not exists (select 1 from event_tags et where et.event_id = e.id and et.tag_id = any(:q_excluded_tags::bigint[]))');
+    bindings.q_excluded_tags = filter.excludedTagIds;
   }
   if (filter.recurrence !== undefined) {
-    const recurrence = filter.recurrence;
-    q.whereExists((sub) => sub.select(db.raw('1')).from('series as fs').whereRaw('fs.id = e.series_id and lower(fs.frequency) = lower(?)', [recurrence]));
+    conditions.push('exists (select 1 from series fs where fs.id = e.series_id and lower(fs.frequency) = lower(:q_recurrence))');
+    bindings.q_recurrence = filter.recurrence;
   }
-  return q;
+  return { sql: conditions.map((condition) => ` and ${condition}`).join(''), bindings };
 }
 
 /**
- * The best-ranked matching events, at most `limit`, and how many events match, counted up to COUNT_CAP:
- * one query, reading the matches once. Every row carries the count; no row means no match.
+ * The events bucket: CTEs `event_matches` (counted up to COUNT_CAP) and `ranked_events` (at most `:q_limit`,
+ * numbered `n` in rank order).
  */
-export async function searchEvents(
-  db: Queryable,
-  search: SearchText,
-  filter: EventSearchFilter,
-  limit: number,
-): Promise<{ events: SearchEventRow[]; total: number }> {
-  const l = lowered(db, search);
-  const events = () => filteredEvents(db, filter).select('e.id');
-  const contains = `(${EVENT_TEXT} like ? or e.slug = ?)`;
-  const parts: Knex.QueryBuilder[] = [
-    events()
-      .select(db.raw('0 as class'))
-      .whereRaw(`(${EVENT_TITLE_C} = ? or ${EVENT_TICKER_C} = upper(?) or e.slug = ?)`, [l.text, l.text, l.text])
-      .limit(limit),
-    events().select(db.raw('1 as class')).whereRaw(`${EVENT_TITLE_C} like ?`, [l.prefix]).orderByRaw(`${EVENT_TITLE_C}, e.id`).limit(limit),
-    events().select(db.raw('1 as class')).whereRaw(`${EVENT_TICKER_C} like upper(?)`, [l.prefix]).orderByRaw(`${EVENT_TICKER_C}, e.id`).limit(limit),
-    db('matches').select('id', 'class').limit(CANDIDATES),
+function eventsPart(trigrams: boolean, bounded: boolean, filter: string): string[] {
+  const events = (columns: string, where: string) => `select ${columns} from events e where ${where}${filter}`;
+  const titleStarts = startsWith(EVENT_TITLE_C, 'text', bounded);
+  const tickerStarts = startsWith(EVENT_TICKER_C, 'upper', bounded);
+  return [
+    ...matchesOf(
+      'event',
+      trigrams,
+      events('e.id', `(${EVENT_TEXT} like ${CONTAINS} or e.slug = ${TEXT})`),
+      events('e.id', `${TEXT} <% ${EVENT_TEXT}`),
+      events('e.id', `(${titleStarts} or ${tickerStarts} or e.slug = ${TEXT})`),
+    ),
+    `event_candidates as (
+       (${events('e.id, 0 as class', `(${EVENT_TITLE_C} = ${TEXT} or ${EVENT_TICKER_C} = ${UPPER} or e.slug = ${TEXT})`)} limit :q_limit)
+       union all (${events('e.id, 1', titleStarts)} order by ${EVENT_TITLE_C}, e.id limit :q_limit)
+       union all (${events('e.id, 1', tickerStarts)} order by ${EVENT_TICKER_C}, e.id limit :q_limit)
+       union all (select id, class from event_matches limit ${CANDIDATES}))`,
+    `ranked_events as (
+       select e.id, e.ticker, e.slug, e.title, e.status, e.series_id,
+              row_number() over (order by c.class, case when c.class = 3 then word_similarity(${TEXT}, ${EVENT_TEXT}) end desc, ${EVENT_TITLE_C}, e.id) as n
+         from (select id, min(class) as class from event_candidates group by id) c
+         join events e on e.id = c.id
+        order by n
+        limit :q_limit)`,
   ];
-  const rows: Array<SearchEventRow & { total: number }> = await withMatches(
-    db,
-    search,
-    events().whereRaw(contains, [l.contains, l.text]),
-    events().whereRaw(`? <% ${EVENT_TEXT}`, [l.text]),
-    events().whereRaw(`(${EVENT_TITLE_C} like ? or ${EVENT_TICKER_C} like upper(?) or e.slug = ?)`, [l.prefix, l.prefix, l.text]),
-  )
-    .with('candidates', db.raw(parts.map(() => '?').join(' union all '), parts))
-    .from(db('candidates').select('id').min('class as class').groupBy('id').as('c'))
-    .join('events as e', 'e.id', 'c.id')
-    .join('series as s', 's.id', 'e.series_id')
-    .select(
-      'e.id',
-      'e.ticker',
-      'e.slug',
-      'e.title',
-      'e.status',
-      's.title as series_title',
-      db.raw('(select count(*) from (select 1 from matches limit ?) m)::int as total', [COUNT_CAP]),
-    )
-    .orderByRaw(`c.class, case when c.class = 3 then word_similarity(?, ${EVENT_TEXT}) end desc, ${EVENT_TITLE_C}, e.id`, [l.text])
-    .limit(limit);
-  return { events: rows.map(({ total: _, ...event }) => event), total: rows[0]?.total ?? 0 };
 }
 
-/** The best-ranked matching tags (on label or slug), at most `limit`, leaving out `excludedTagIds`. */
-export async function searchTags(db: Queryable, search: SearchText, excludedTagIds: string[], limit: number): Promise<SearchTagRow[]> {
-  const l = lowered(db, search);
-  const tags = () => {
-    const q = db('tags as t');
-    if (excludedTagIds.length > 0) q.whereNotIn('t.id', excludedTagIds);
-    return q;
-  };
-  const pattern = hasTrigrams(search) ? l.contains : l.prefix;
-  const matched = tags().select('t.*').whereRaw('(lower(t.label) like ? or t.slug like ?)', [pattern, pattern]);
-  const query = db.queryBuilder().with('matched', matched);
-  const similar = hasTrigrams(search)
-    ? tags().select('t.*').whereRaw('? <% lower(t.label)', [l.text]).whereNotExists(db('matched').select(db.raw('1')))
-    : undefined;
-  return query
-    .from(similar ? db.raw('(select * from matched union all ?) as t', [similar]) : db.raw('matched as t'))
-    .select(db.raw('t.id::text as id'), 't.slug', 't.label')
-    .orderByRaw(
-      `case when lower(t.label) = ? or t.slug = ? then 0 when lower(t.label) like ? or t.slug like ? then 1 when lower(t.label) like ? or t.slug like ? then 2 else 3 end,
-       case when not (lower(t.label) like ? or t.slug like ?) then word_similarity(?, lower(t.label)) end desc, lower(t.label) collate "C", t.id`,
-      [l.text, l.text, l.prefix, l.prefix, l.contains, l.contains, l.contains, l.contains, l.text],
-    )
-    .limit(limit);
+/** The tag bucket: CTE `ranked_tags` (at most `:q_limit`, numbered `n` in rank order), leaving out `:q_excluded_tag_ids`. */
+function tagsPart(trigrams: boolean): string[] {
+  const tags = (where: string) => `select t.* from tags t where ${where} and t.id <> all(:q_excluded_tag_ids::bigint[])`;
+  const pattern = trigrams ? CONTAINS : PREFIX;
+  const rank = `case when lower(t.label) = ${TEXT} or t.slug = ${TEXT} then 0
+                     when lower(t.label) like ${PREFIX} or t.slug like ${PREFIX} then 1
+                     when lower(t.label) like ${CONTAINS} or t.slug like ${CONTAINS} then 2 else 3 end,
+                case when not (lower(t.label) like ${CONTAINS} or t.slug like ${CONTAINS}) then word_similarity(${TEXT}, lower(t.label)) end desc,
+                lower(t.label) collate "C", t.id`;
+  const matched = tags(`(lower(t.label) like ${pattern} or t.slug like ${pattern})`);
+  const similar = trigrams ? ` union all ${tags(`${TEXT} <% lower(t.label)`)} and not exists (select 1 from matched_tags)` : '';
+  return [
+    `matched_tags as (${matched})`,
+    `ranked_tags as (
+       select t.id, t.slug, t.label, row_number() over (order by ${rank}) as n
+         from (select * from matched_tags${similar}) t
+        order by n
+        limit :q_limit)`,
+  ];
 }
 
 const USERNAME_C = `(lower(u.username) collate "C")`;
 const NAME_C = `(lower(u.name) collate "C")`;
 
-/** The best-ranked matching accounts (on username or name), at most `limit`. Accounts without a username never match. */
-export async function searchProfiles(db: Queryable, search: SearchText, limit: number): Promise<SearchProfileRow[]> {
-  const l = lowered(db, search);
-  const users = () => db('users as u').select('u.id').where('u.username', '<>', '');
-  const parts: Knex.QueryBuilder[] = [
-    users().select(db.raw('0 as class')).whereRaw(`(${USERNAME_C} = ? or ${NAME_C} = ?)`, [l.text, l.text]).limit(limit),
-    users().select(db.raw('1 as class')).whereRaw(`${USERNAME_C} like ?`, [l.prefix]).orderByRaw(USERNAME_C).limit(limit),
-    users().select(db.raw('1 as class')).whereRaw(`${NAME_C} like ?`, [l.prefix]).orderByRaw(`${NAME_C}, u.id`).limit(limit),
-    db('matches').select('id', 'class').limit(CANDIDATES),
+/** The profile bucket: CTE `ranked_profiles` (at most `:q_limit`, numbered `n`). Accounts without a username never match. */
+function profilesPart(trigrams: boolean, bounded: boolean): string[] {
+  const users = (columns: string, where: string) => `select ${columns} from users u where u.username <> '' and ${where}`;
+  const usernameStarts = startsWith(USERNAME_C, 'text', bounded);
+  const nameStarts = startsWith(NAME_C, 'text', bounded);
+  return [
+    ...matchesOf(
+      'user',
+      trigrams,
+      users('u.id', `(lower(u.username) like ${CONTAINS} or lower(u.name) like ${CONTAINS})`),
+      users('u.id', `(${TEXT} <% lower(u.username) or ${TEXT} <% lower(u.name))`),
+      users('u.id', `(${usernameStarts} or ${nameStarts})`),
+    ),
+    `user_candidates as (
+       (${users('u.id, 0 as class', `(${USERNAME_C} = ${TEXT} or ${NAME_C} = ${TEXT})`)} limit :q_limit)
+       union all (${users('u.id, 1', usernameStarts)} order by ${USERNAME_C} limit :q_limit)
+       union all (${users('u.id, 1', nameStarts)} order by ${NAME_C}, u.id limit :q_limit)
+       union all (select id, class from user_matches limit ${CANDIDATES}))`,
+    `ranked_profiles as (
+       select u.id, u.name, u.username,
+              row_number() over (
+                order by c.class,
+                         case when c.class = 3 then greatest(word_similarity(${TEXT}, lower(u.username)), word_similarity(${TEXT}, lower(u.name))) end desc,
+                         ${USERNAME_C}, u.id) as n
+         from (select id, min(class) as class from user_candidates group by id) c
+         join users u on u.id = c.id
+        order by n
+        limit :q_limit)`,
   ];
-  return withMatches(
-    db,
-    search,
-    users().whereRaw('(lower(u.username) like ? or lower(u.name) like ?)', [l.contains, l.contains]),
-    users().whereRaw('(? <% lower(u.username) or ? <% lower(u.name))', [l.text, l.text]),
-    users().whereRaw(`(${USERNAME_C} like ? or ${NAME_C} like ?)`, [l.prefix, l.prefix]),
-  )
-    .with('candidates', db.raw(parts.map(() => '?').join(' union all '), parts))
-    .from(db('candidates').select('id').min('class as class').groupBy('id').as('c'))
-    .join('users as u', 'u.id', 'c.id')
-    .select(db.raw('u.id::text as id'), 'u.name', 'u.username')
-    .orderByRaw(
-      `c.class, case when c.class = 3 then greatest(word_similarity(?, lower(u.username)), word_similarity(?, lower(u.name))) end desc, ${USERNAME_C}, u.id`,
-      [l.text, l.text],
-    )
-    .limit(limit);
+}
+
+interface Shape {
+  trigrams: boolean;
+  bounded: boolean;
+  events: boolean;
+  tags: boolean;
+  profiles: boolean;
+}
+
+/** Looked up for the events of the page only (a join could be planned as a scan of every series). */
+const SERIES_TITLE = '(select s.title from series s where s.id = r.series_id)';
+
+/** The statement of one shape: one row of the count and each bucket as a JSON array in rank order. */
+function statement(shape: Shape, filter: string): string {
+  const ctes = [
+    forms(shape.bounded),
+    ...(shape.events ? eventsPart(shape.trigrams, shape.bounded, filter) : []),
+    ...(shape.tags ? tagsPart(shape.trigrams) : []),
+    ...(shape.profiles ? profilesPart(shape.trigrams, shape.bounded) : []),
+  ];
+  const bucket = (read: boolean, fields: string, from: string) => (read ? `(select coalesce(json_agg(json_build_object(${fields}) order by r.n), '[]') from ${from})` : `'[]'::json`);
+  return `with ${ctes.join(',\n')}
+    select ${shape.events ? `(select count(*) from (select 1 from event_matches limit ${COUNT_CAP}) m)::int` : '0'} as total,
+           ${bucket(shape.events, `'id', r.id::text, 'ticker', r.ticker, 'slug', r.slug, 'title', r.title, 'status', r.status, 'series_title', ${SERIES_TITLE}`, 'ranked_events r')} as events,
+           ${bucket(shape.tags, `'id', r.id::text, 'slug', r.slug, 'label', r.label`, 'ranked_tags r')} as tags,
+           ${bucket(shape.profiles, `'id', r.id::text, 'name', r.name, 'username', r.username`, 'ranked_profiles r')} as profiles`;
+}
+
+/** The unfiltered statements, one per shape, built once. */
+const unfiltered = new Map<string, { sql: string; name: string }>();
+
+function unfilteredStatement(shape: Shape): { sql: string; name: string } {
+  const key = Object.values(shape).map(Number).join('');
+  let found = unfiltered.get(key);
+  if (!found) {
+    found = { sql: statement(shape, ''), name: `dots_public_search_${key}` };
+    unfiltered.set(key, found);
+  }
+  return found;
+}
+
+/** The best-ranked matching events, tags and profiles, at most `limit` of each, and how many events match (up to COUNT_CAP). */
+export async function search(db: Queryable, query: PublicSearchQuery): Promise<PublicSearchRows> {
+  const { text, limit, events, tags, profiles } = query;
+  const shape: Shape = {
+    trigrams: Array.from(text.text).length >= TRIGRAM_MIN,
+    bounded: !/^\u{10FFFF}+$/u.test(text.text),
+    events: events !== undefined,
+    tags: tags !== undefined,
+    profiles,
+  };
+  const bindings: Record<string, unknown> = { q_text: text.text, q_contains: text.contains, q_prefix: text.prefix, q_limit: limit };
+  if (tags) bindings.q_excluded_tag_ids = tags.excludedTagIds;
+  let read: Knex.Raw<{ rows: PublicSearchRows[] }>;
+  if (events && isFiltered(events)) {
+    const filter = eventFilter(events);
+    read = db.raw(statement(shape, filter.sql), { ...bindings, ...filter.bindings });
+  } else {
+    const { sql, name } = unfilteredStatement(shape);
+    read = db.raw(sql, bindings).options({ name });
+  }
+  // One row, always (a select without FROM).
+  return (await read).rows[0]!;
 }
 
 /** Which tags each reference names: by id (digits), slug, or label (compared case-insensitively). */

@@ -90,13 +90,15 @@ export class PublicSearchService {
     // A required tag that names nothing, or a recurrence that cannot be stored text, leaves no event.
     const noEvents = filter.requiredTagGroups.some((group) => group.length === 0) || (filter.recurrence !== undefined && !canName(filter.recurrence));
 
-    const [found, tags, profiles] = await Promise.all([
-      noEvents ? { events: [], total: 0 } : repo.searchEvents(this.db, text, filter, limit),
-      withTags ? repo.searchTags(this.db, text, filter.excludedTagIds, limit) : [],
-      withProfiles ? repo.searchProfiles(this.db, text, limit) : [],
-    ]);
+    const found = await repo.search(this.db, {
+      text,
+      limit,
+      events: noEvents ? undefined : filter,
+      tags: withTags ? { excludedTagIds: filter.excludedTagIds } : undefined,
+      profiles: withProfiles,
+    });
     // Pages after the first are empty; their count is still that of all matching events.
     const events = firstPage ? found.events : [];
-    return { events, tags, profiles, totalResults: found.total, hasMore: firstPage && found.total > events.length };
+    return { events, tags: found.tags, profiles: found.profiles, totalResults: found.total, hasMore: firstPage && found.total > events.length };
   }
 }
