@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { accessLogger, createLogger, TurnBatch } from './logger.js';
+import { AccessLog, createLogger, TurnBatch } from './logger.js';
 
 function capture(): { sink: Writable; lines: string[] } {
   const lines: string[] = [];
@@ -22,20 +22,65 @@ describe('createLogger', () => {
   });
 });
 
-describe('accessLogger', () => {
-  it('writes the line the logger itself would, and still censors the named paths', () => {
+describe('createLogger time', () => {
+  it('stamps each line with the epoch milliseconds it is written in, as pino does', async () => {
     const { sink, lines } = capture();
     const logger = createLogger('info', sink);
-    const fields = { requestId: 'r-1', method: 'GET', path: '/api/markets', status: 200, ms: 0.42 };
+    const before = Date.now();
+    logger.info('a');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    logger.info('b');
+    const after = Date.now();
+    const [a, b] = lines.map((line) => (JSON.parse(line) as { time: number }).time);
+    expect(a).toBeGreaterThanOrEqual(before);
+    expect(b).toBeGreaterThan(a!);
+    expect(b).toBeLessThanOrEqual(after);
+  });
+});
+
+describe('AccessLog', () => {
+  const fields = { requestId: 'r-1', method: 'GET', path: '/api/markets', status: 200, ms: 0.42 };
+
+  it('writes, when the turn ends, the line the logger itself would, stamped with the time it was given', async () => {
+    const { sink, lines } = capture();
+    const logger = createLogger('info', sink);
+    const access = new AccessLog(logger);
+    const before = Date.now();
+    access.write(fields);
+    const given = Date.now();
+    // a later millisecond for the logger's own line, in the same turn
+    while (Date.now() <= given);
     logger.info(fields, 'request');
-    accessLogger(logger).info(fields, 'request');
-    accessLogger(logger).info({ password: 'hunter2', token: 'dots_secret', req: { headers: { authorization: 'Bearer dots_secret' } } }, 'x');
-    const [own, access, censored] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    delete own!.time;
-    delete access!.time;
-    expect(access).toEqual(own);
-    for (const secret of ['hunter2', 'dots_secret']) expect(lines[2]).not.toContain(secret);
-    expect(censored).toMatchObject({ password: '[redacted]', token: '[redacted]' });
+    expect(lines).toHaveLength(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const [own, deferred] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(deferred!.time).toBeGreaterThanOrEqual(before);
+    expect(deferred!.time).toBeLessThanOrEqual(given);
+    expect(own!.time).toBeGreaterThan(given);
+    expect({ ...deferred, time: 0 }).toEqual({ ...own, time: 0 });
+  });
+
+  it('still censors the named paths', async () => {
+    const { sink, lines } = capture();
+    const access = new AccessLog(createLogger('info', sink));
+    access.write({ ...fields, password: 'hunter2', token: 'dots_secret', req: { headers: { authorization: 'Bearer dots_secret' } } } as never);
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const secret of ['hunter2', 'dots_secret']) expect(lines[0]).not.toContain(secret);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ password: '[redacted]', token: '[redacted]' });
+  });
+
+  it('is off below the info level', () => {
+    expect(new AccessLog(createLogger('warn', capture().sink)).enabled).toBe(false);
+    expect(new AccessLog(createLogger('info', capture().sink)).enabled).toBe(true);
+  });
+
+  it('writes the pending lines when the process exits', () => {
+    const logger = fileURLToPath(new URL('./logger.ts', import.meta.url));
+    const script = `import { AccessLog, createLogger } from ${JSON.stringify(logger)};
+      const log = createLogger('info'); const access = new AccessLog(log);
+      log.info('first'); access.write({ requestId: 'r-1', method: 'GET', path: '/', status: 200, ms: 1 }); process.exit(0);`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(out.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(['first', 'request']);
   });
 });
 
@@ -43,7 +88,12 @@ describe('TurnBatch', () => {
   function fakeFile() {
     const writes: string[] = [];
     let synced = 0;
-    return { writes, synced: () => synced, file: { write: (data: string) => writes.push(data), flush: () => undefined, flushSync: () => (synced += 1) } };
+    const file = {
+      write: (data: Buffer) => (writes.push(data.toString('utf8')), true),
+      flush: () => undefined,
+      flushSync: () => (synced += 1),
+    };
+    return { writes, synced: () => synced, file };
   }
 
   it('writes the lines of one event-loop turn together, when the turn ends', async () => {
@@ -58,6 +108,15 @@ describe('TurnBatch', () => {
     batch.write('d\n');
     await new Promise((resolve) => setImmediate(resolve));
     expect(writes).toEqual(['a\nb\nc\n', 'd\n']);
+  });
+
+  it('keeps lines of any size and any character, whatever it holds already', async () => {
+    const { file, writes } = fakeFile();
+    const batch = new TurnBatch(file as never);
+    const lines = ['a\n', `${'é€𝄞'.repeat(4000)}\n`, `${'x'.repeat(50_000)}\n`, 'b\n'];
+    for (const line of lines) batch.write(line);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual([lines.join('')]);
   });
 
   it('hands over and flushes the pending lines synchronously on demand', () => {

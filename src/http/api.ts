@@ -8,7 +8,7 @@ import type { Account } from '../domain/accounts/service.js';
 import { forbidden, invalid } from '../domain/errors.js';
 import type { Services } from '../services.js';
 import { handlers as defaultHandlers } from '../handlers/index.js';
-import { sendError } from './errors.js';
+import { sendError, sendJson } from './errors.js';
 import { describeValidationErrors } from './validation-errors.js';
 import { parseQuery } from './query.js';
 import { CompiledRouter, CompiledValidator, PathParameterEncodingError } from './router.js';
@@ -25,8 +25,8 @@ const precompiledValidators = require('../generated/request-validators.cjs') as 
  */
 const NUMERALS = { integer: /^[+-]?\d{1,300}$/, number: /^[+-]?(\d{1,300}(\.\d{0,300})?|\.\d{1,300})$/ } as const;
 
-/** The operation's integer and number query parameters (or arrays of them), by name. */
-function numericQueryParametersOf(operation: Operation): Map<string, keyof typeof NUMERALS> {
+/** The operation's integer and number query parameters (or arrays of them): name and type, the first of each name. */
+function numericQueryParametersOf(operation: Operation): Array<[string, keyof typeof NUMERALS]> {
   const byName = new Map<string, keyof typeof NUMERALS>();
   for (const parameter of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
     const schema = parameter.schema as OpenAPIV3.SchemaObject | undefined;
@@ -34,14 +34,14 @@ function numericQueryParametersOf(operation: Operation): Map<string, keyof typeo
     const type = schema.type === 'array' ? (schema.items as OpenAPIV3.SchemaObject | undefined)?.type : schema.type;
     if (type === 'integer' || type === 'number') byName.set(parameter.name, type);
   }
-  return byName;
+  return [...byName];
 }
 
 function isNumeral(type: keyof typeof NUMERALS, value: unknown): boolean {
   return typeof value !== 'string' || NUMERALS[type].test(value);
 }
 
-function malformedNumerals(numeric: Map<string, keyof typeof NUMERALS>, query: Record<string, unknown>): ErrorObject[] | undefined {
+function malformedNumerals(numeric: ReadonlyArray<readonly [string, keyof typeof NUMERALS]>, query: Record<string, unknown>): ErrorObject[] | undefined {
   let errors: ErrorObject[] | undefined;
   for (const [name, type] of numeric) {
     const value = query[name];
@@ -85,7 +85,7 @@ interface Route {
   entry: DispatchEntry;
   implementation: OperationImplementation;
   access: Access;
-  numeric: Map<string, keyof typeof NUMERALS>;
+  numeric: ReadonlyArray<readonly [string, keyof typeof NUMERALS]>;
   clampMaxima: ReadonlyArray<readonly [string, number]>;
 }
 
@@ -203,28 +203,33 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
   // step by step: its handleRequest parses the request four times and matches it twice; this matches once
   // and parses once, inside the validator. Same order of checks: 404/405, then 401, then 400, then 403.
   return async (koa) => {
+    // ctx.request and ctx.response, not Koa's ctx.* shortcuts (see requestLifecycle)
+    const { request: incoming, response } = koa;
+    const query = parseQuery(incoming.querystring);
     const req: Request = {
-      method: koa.method,
-      path: koa.path,
-      query: parseQuery(koa.querystring),
-      headers: koa.headers as Record<string, string | string[]>,
-      body: (koa.request as { body?: unknown }).body,
+      method: incoming.method,
+      path: incoming.path,
+      query,
+      headers: incoming.headers as Record<string, string | string[]>,
+      body: (incoming as { body?: unknown }).body,
     };
     let operation: Operation;
     try {
       operation = router.matchOperation(req, true);
     } catch (error) {
-      if (error instanceof Error && error.message.startsWith('405')) return sendError(koa, 'method_not_allowed', `${koa.method} is not allowed on ${koa.path}`);
-      return sendError(koa, 'not_found', `no route ${koa.method} ${koa.path}`);
+      if (error instanceof Error && error.message.startsWith('405')) return sendError(koa, 'method_not_allowed', `${incoming.method} is not allowed on ${incoming.path}`);
+      return sendError(koa, 'not_found', `no route ${incoming.method} ${incoming.path}`);
     }
     const route = routeById.get(operation.operationId as string)!;
     // Only operations that take a token wait for the account lookup.
     const account = route.access === 'bearer' ? await bearerAccount(req.headers) : undefined;
     if (route.access === 'closed' || (route.access === 'bearer' && !account)) return sendError(koa, 'unauthorized', 'missing or invalid bearer token');
 
+    // On the values as sent: validation coerces the query in place (it is this request's own object).
+    const numerals = malformedNumerals(route.numeric, query);
     let validation: ReturnType<CompiledValidator['validateOperation']>;
     try {
-      validation = validator.validateOperation(req, operation);
+      validation = validator.validateOperation(req, operation, true);
     } catch (error) {
       // openapi-backend's path parser percent-decodes path parameters and throws on a malformed escape.
       if (error instanceof PathParameterEncodingError) {
@@ -232,7 +237,6 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
       }
       throw error;
     }
-    const numerals = malformedNumerals(route.numeric, req.query as Record<string, unknown>);
     if (numerals || validation.errors) {
       const reported = new Set(numerals?.map((error) => error.instancePath));
       const errors = [...(numerals ?? []), ...((validation.errors ?? []) as ErrorObject[]).filter((error) => !reported.has(error.instancePath))];
@@ -241,22 +245,21 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     }
     if (route.entry.requiredRole && account?.role !== route.entry.requiredRole) throw forbidden(`requires role ${route.entry.requiredRole}`);
 
-    // openapi-backend's coerced request: the raw query and no path parameters if no validator passed.
+    // openapi-backend's coerced request (its query coerced in place): no path parameters if no validator passed.
     const request = {
       operationId: route.operationId,
       // Already percent-decoded once by the path parser (as openapi-backend's bath-es5); not decoded again.
       params: validation.coerced ? validation.params : undefined,
-      query: clampQuery((validation.coerced ? validation.query : req.query) as Record<string, unknown>, route.clampMaxima),
+      query: clampQuery(query, route.clampMaxima),
       body: req.body,
       account,
       token: account ? bearerToken(req.headers.authorization) : undefined,
       requestId: String(koa.state.requestId ?? ''),
     } as unknown as ApiRequest<never>;
     const reply = await route.implementation(request, { services, koa });
-    koa.status = Number(reply.status);
-    if (reply.headers) koa.set(reply.headers);
-    // A JSON body gets the type the request lifecycle would give it, without Koa's lookup and a rewrite.
-    if (isJsonValue(reply.body) && !koa.res.hasHeader('Content-Type')) koa.set('Content-Type', 'application/json');
-    koa.body = reply.body;
+    response.status = Number(reply.status);
+    if (reply.headers) response.set(reply.headers);
+    if (isJsonValue(reply.body)) sendJson(koa, reply.body as object);
+    else response.body = reply.body;
   };
 }

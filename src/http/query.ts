@@ -14,7 +14,12 @@ export function parseQuery(querystring: string): Record<string, string | string[
     for (const [name, value] of new URLSearchParams(querystring)) addQueryValue(query, name, value);
     return query;
   }
-  for (const pair of (querystring.startsWith('?') ? querystring.slice(1) : querystring).split('&')) {
+  // pair by pair: split's array of pairs (and its cache of results) cost more
+  for (let start = querystring.startsWith('?') ? 1 : 0; start <= querystring.length; ) {
+    const ampersand = querystring.indexOf('&', start);
+    const end = ampersand === -1 ? querystring.length : ampersand;
+    const pair = querystring.slice(start, end);
+    start = end + 1;
     if (pair === '') continue;
     const equals = pair.indexOf('=');
     if (equals === -1) addQueryValue(query, pair, '');

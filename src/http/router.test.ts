@@ -24,6 +24,8 @@ const definition = {
     '/series/{id}': { get: op('series') },
     '/{section}/about': { get: op('sectionAbout'), patch: op('patchSectionAbout') },
     '/files/{name}': { get: op('file') },
+    // a name twice: its two values must be equal
+    '/pairs/{a}/to/{a}': { get: op('pair') },
     '/': { get: op('root') },
     '/items/{n}': {
       parameters: [{ name: 'n', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
@@ -158,6 +160,8 @@ describe('CompiledRouter parses requests exactly as openapi-backend', () => {
   const cases: Array<[string, Request, string | undefined]> = [
     ['no operation', { method: 'GET', path: '/events/e%201', headers: { 'X-Trace': 'a', Cookie: 'a=1; b=2' }, query: { limit: '2' } } as Request, undefined],
     ['percent-encoded path parameter', { method: 'GET', path: '/events/e%201/markets/T%2F1/', headers: {}, query: {} } as Request, 'eventMarket'],
+    ['repeated path parameter', { method: 'GET', path: '/pairs/x%20y/to/x%20y', headers: {}, query: {} } as Request, 'pair'],
+    ['repeated path parameter, two values', { method: 'GET', path: '/pairs/x/to/y', headers: {}, query: {} } as Request, 'pair'],
     [
       'query styles',
       {
@@ -209,7 +213,7 @@ describe('CompiledRouter parses requests exactly as openapi-backend', () => {
     const value = fc.oneof(fc.string({ maxLength: 6 }), fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }), fc.integer());
     fc.assert(
       fc.property(
-        fc.constantFrom('eventMarket', 'search', 'getEvent', 'seriesJson', 'sectionAbout'),
+        fc.constantFrom('eventMarket', 'search', 'getEvent', 'seriesJson', 'sectionAbout', 'pair'),
         fc.array(fc.stringMatching(/^[A-Za-z0-9._~-]{1,8}$/), { minLength: 2, maxLength: 2 }),
         fc.dictionary(fc.constantFrom('tags', 'words', 'pipes', 'filter', 'limit', 'x'), value),
         fc.dictionary(fc.constantFrom('Accept', 'cookie', 'X-A', 'x-a', 'authorization'), fc.string({ maxLength: 8 })),
@@ -244,6 +248,15 @@ describe('CompiledValidator validates exactly as openapi-backend', () => {
     const expected = stock.validateRequest(structuredClone(request), stockRouter.getOperation(operationId));
     const actual = compiled.validateRequest(structuredClone(request), compiledRouter.getOperation(operationId));
     expect(actual).toEqual(expected);
+    // the dispatcher's call: the request's own query coerced in place, same outcome
+    const own = structuredClone(request);
+    const outcome = compiled.validateOperation(own, compiledRouter.getOperation(operationId)!, true);
+    expect(outcome.errors).toEqual(expected.errors ?? null);
+    if (outcome.coerced && typeof request.query === 'object') {
+      expect(outcome.query).toBe(own.query);
+      expect(outcome.query).toEqual((expected.coerced as Request).query);
+      expect(outcome.params).toEqual((expected.coerced as Request).params);
+    }
     return actual;
   }
 
