@@ -295,7 +295,7 @@ interface Row {
 
 function printTable(rows: Row[], ceiling: Measured): void {
   const lines: string[][] = [];
-  lines.push(['row', 'req/s', 'p50 ms', 'p99 ms', 'srv µs/req', 'others', 'stmts', '% baseline']);
+  lines.push(['row', 'req/s', 'p50 ms', 'p99 ms', 'srv µs/req', 'KB/resp', 'others', 'stmts', '% baseline']);
   lines.push(['bare Koa, constant JSON (ceiling)', ...numbers(ceiling), '-', '-']);
   for (const row of rows) {
     const share = row.baseline ? `${((row.measured.result.requests.average / row.baseline.result.requests.average) * 100).toFixed(0)}%` : '-';
@@ -315,6 +315,7 @@ function numbers({ result, serverUs, otherCores }: Measured): string[] {
     String(result.latency.p50),
     String(result.latency.p99),
     serverUs.toFixed(0),
+    (result.throughput.total / result.requests.total / 1024).toFixed(1),
     otherCores === undefined ? '?' : otherCores.toFixed(2),
   ];
 }
@@ -408,6 +409,7 @@ async function main(): Promise<void> {
     printTable(rows, ceilingResult);
     console.log(
       '\nsrv µs/req: main-thread busy time per answered request (every server runs in this thread, autocannon in a worker);\n' +
+        'KB/resp: bytes of one response, headers included;\n' +
         `others: cores (of ${availableParallelism()}) kept busy by other processes during the row` +
         `${database.postmasterPidFile ? '' : ' (the external PostgreSQL counts among them)'};\n` +
         'stmts: SQL statements per request (BEGIN, SET and COMMIT included); % baseline: the endpoint\'s req/s over its baseline\'s.',

@@ -14,6 +14,8 @@ interface Histogram {
 export interface AutocannonResult {
   requests: Histogram & { total: number };
   latency: Histogram;
+  /** Bytes received (headers and bodies). */
+  throughput: Histogram & { total: number };
   errors: number;
   timeouts: number;
   non2xx: number;
