@@ -11,7 +11,7 @@
  */
 import Koa from 'koa';
 import pg from 'pg';
-import { SEARCH_POOL_MAX } from '../src/server.js';
+import { SEARCH_POOL_MAX } from '../src/db/pools.js';
 
 /** Same pool size as the service's (src/db/knex.ts, createDb). */
 export const POOL_MAX = 10;
@@ -237,8 +237,8 @@ export interface Baseline {
 
 /** The baseline app: one route per measured request; answers 404 to anything else. */
 export function createBaseline(databaseUrl: string): Baseline {
-  // The session settings of every service connection (src/db/knex.ts), and those the service sets per search
-  // (SET LOCAL in a transaction), set once per connection.
+  // The session settings of every service connection (src/db/knex.ts), and the native search's sequential
+  // scans off (src/db/pools.ts); not its generic plans: the baseline's statement is planned for its values.
   const serviceSettings = '-c max_parallel_workers_per_gather=0';
   const plain = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, options: serviceSettings });
   const search = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, options: `${serviceSettings} -c enable_seqscan=off` });

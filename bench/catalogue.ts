@@ -205,8 +205,8 @@ interface Captured {
   bindings: unknown[];
   /** A named statement: prepared once per connection. */
   name: string | undefined;
-  /** Run on the search pool, whose connections plan every statement without its values (src/server.ts). */
-  genericPlans: boolean;
+  /** The session settings of the pool it ran on (src/db/pools.ts), beyond those every connection has. */
+  settings: Readonly<Record<string, string>>;
 }
 
 const captureContext = new AsyncLocalStorage<string>();
@@ -224,12 +224,14 @@ async function captureStatements(service: RunningService, url: string): Promise<
     if (request.headers['x-bench-capture'] === token) captureContext.enterWith(token);
   };
   type Query = { sql: string; bindings?: unknown[]; options?: { name?: string } };
-  const listenerOf = (genericPlans: boolean) => (data: Query) => {
-    if (captureContext.getStore() === token) captured.push({ sql: data.sql, bindings: data.bindings ?? [], name: data.options?.name, genericPlans });
+  const listenerOf = (settings: Captured['settings']) => (data: Query) => {
+    if (captureContext.getStore() === token) captured.push({ sql: data.sql, bindings: data.bindings ?? [], name: data.options?.name, settings });
   };
+  const genericPlans = { plan_cache_mode: 'force_generic_plan' };
   const pools = [
-    { db: service.db, listener: listenerOf(false) },
-    { db: service.searchDb, listener: listenerOf(true) },
+    { db: service.pools.db, listener: listenerOf({}) },
+    { db: service.pools.publicSearchDb, listener: listenerOf(genericPlans) },
+    { db: service.pools.catalogueSearchDb, listener: listenerOf({ ...genericPlans, enable_seqscan: 'off' }) },
   ];
   service.server.prependListener('request', mark);
   for (const { db, listener } of pools) db.on('query', listener);
@@ -250,7 +252,7 @@ async function explain(databaseUrl: string, service: RunningService, name: strin
   console.log(`\n--- ${name}: ${statements.length} statements`);
   try {
     await client.query('begin');
-    for (const { sql, bindings, name: statementName, genericPlans } of statements) {
+    for (const { sql, bindings, name: statementName, settings } of statements) {
       const text = service.db.client.positionBindings(sql) as string;
       const values = service.db.client.prepBindings(bindings) as unknown[];
       const oneLine = text.replace(/\s+/g, ' ').trim();
@@ -263,20 +265,19 @@ async function explain(databaseUrl: string, service: RunningService, name: strin
         console.log(`  ${oneLine}`);
         continue;
       }
-      // The search pool's setting, for this statement only.
-      const saved: string | undefined = genericPlans ? (await client.query(`select current_setting('plan_cache_mode') as mode`)).rows[0].mode : undefined;
-      if (saved !== undefined) await client.query('set local plan_cache_mode = force_generic_plan');
+      // The settings of its pool, for this statement only.
+      for (const [setting, value] of Object.entries(settings)) await client.query(`select set_config($1, $2, true)`, [setting, value]);
       // Twice: the first run warms this connection's catalogue caches (the service's pooled connections have
       // them), so that the second shows the planning time a request really pays.
       await client.query(`explain (analyze) ${text}`, values);
       const { rows } = await client.query(`explain (analyze, buffers) ${text}`, values);
-      if (saved !== undefined) await client.query(`select set_config('plan_cache_mode', $1, true)`, [saved]);
+      for (const setting of Object.keys(settings)) await client.query(`set local ${setting} to default`);
       const plan = (rows as Array<Record<string, string>>).map((row) => row['QUERY PLAN']!);
       const time = (label: string) => plan.find((line) => line.startsWith(label))?.replace(/^.*: /, '') ?? '?';
       // A named statement is planned once per connection: its requests pay the execution only.
       const planning = statementName ? `planned once (named ${statementName})` : `planning ${time('Planning Time')}`;
       console.log(
-        `  [${planning}, execution ${time('Execution Time')}${genericPlans ? ', generic plan' : ''}] ${oneLine.slice(0, 300)}${oneLine.length > 300 ? ' ...' : ''}  ${JSON.stringify(values).slice(0, 300)}`,
+        `  [${planning}, execution ${time('Execution Time')}${Object.entries(settings).map(([setting, value]) => `, ${setting} ${value}`).join('')}] ${oneLine.slice(0, 300)}${oneLine.length > 300 ? ' ...' : ''}  ${JSON.stringify(values).slice(0, 300)}`,
       );
       if (EXPLAIN === 'plans') console.log(plan.map((line: string) => `      ${line}`).join('\n'));
     }
@@ -404,7 +405,7 @@ async function main(): Promise<void> {
     );
     console.log(
       `${CONNECTIONS} connections, ${DURATION} s per row after ${WARMUP} s warm-up, autocannon in a worker thread; ` +
-        `service log level ${logLevel} (to /dev/null); pools of ${POOL_MAX} connections (/public-search: ${SEARCH_POOL_MAX})\n`,
+        `service log level ${logLevel} (to /dev/null); pools of ${POOL_MAX} connections (each search: ${SEARCH_POOL_MAX})\n`,
     );
     printTable(rows, ceilingResult);
     console.log(

@@ -6,8 +6,9 @@ import { parse as parseYaml } from 'yaml';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
-import { createDb, type Db } from './db/knex.js';
+import type { Db } from './db/knex.js';
 import { migrateLatest } from './db/migrate.js';
+import { createPools, destroyPools, type Pools } from './db/pools.js';
 import type { Logger } from './logger.js';
 import { seedDemo } from './domain/demo/seed.js';
 import { startExpirySweep } from './domain/trading/sweep.js';
@@ -27,21 +28,12 @@ const ROLLUP_REFRESH_INTERVAL_MS = 250;
  * to 1,000 order ids in its query string (about 47 KiB of UUIDs as repeated parameters).
  */
 const MAX_HEADER_BYTES = 64 * 1024;
-/**
- * Connections of `/public-search`, apart from the main pool: its statements run on generic plans (planned
- * once per connection; src/db/repositories/public-search.ts), a setting the other statements must not get.
- * Each search is a few milliseconds of PostgreSQL CPU, so only a few run at once; the rest wait their turn
- * here instead of time-slicing the database's cores, and a burst of searches (a public, unauthenticated
- * read) never takes the connections trading needs.
- */
-export const SEARCH_POOL_MAX = 4;
 
 export interface RunningService {
   server: Server;
   url: string;
   db: Db;
-  /** The connections of `/public-search` (SEARCH_POOL_MAX). */
-  searchDb: Db;
+  pools: Pools;
   services: Services;
   /** The WebSocket endpoint of the real-time feed (GET /ws). */
   realtime: RealtimeServer;
@@ -64,15 +56,15 @@ export async function startService(config: Config, logger: Logger, options: Serv
     embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, onLog: (line) => logger.debug({ postgres: line }) });
     databaseUrl = embedded.url;
   }
-  const db = createDb(databaseUrl);
-  const searchDb = createDb(databaseUrl, SEARCH_POOL_MAX, { genericPlans: true });
+  const pools = createPools(databaseUrl);
+  const { db } = pools;
   let feedStarted: Services['feed'] | undefined;
   try {
     const applied = await migrateLatest(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     const document = JSON.parse(await readFile(DOCUMENT_PATH, 'utf8')) as object;
     const asyncapi = parseYaml(await readFile(ASYNCAPI_PATH, 'utf8')) as object;
-    const services = createServices(db, searchDb, config, document, {
+    const services = createServices(pools, config, document, {
       asyncapi,
       feed: options.feed,
       onFeedError: (error, context) => logger.error({ err: error }, `${context} failed`),
@@ -134,15 +126,15 @@ export async function startService(config: Config, logger: Logger, options: Serv
         await services.trading.flushRollups().catch((error: unknown) => logger.error({ err: error }, 'event rollup refresh failed'));
         await services.trading.flushFeedNotifications();
         await services.feed.stop();
-        await Promise.all([db.destroy(), searchDb.destroy()]);
+        await destroyPools(pools);
         await embedded?.stop();
       })();
       return stopping;
     };
-    return { server, url, db, searchDb, services, realtime, stop };
+    return { server, url, db, pools, services, realtime, stop };
   } catch (error) {
     await feedStarted?.stop();
-    await Promise.all([db.destroy(), searchDb.destroy()]);
+    await destroyPools(pools);
     await embedded?.stop();
     throw error;
   }

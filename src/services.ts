@@ -1,5 +1,5 @@
 import type { Config } from './config.js';
-import type { Db } from './db/knex.js';
+import type { Pools } from './db/pools.js';
 import { AccountService } from './domain/accounts/service.js';
 import { CatalogueAdminService } from './domain/catalogue/admin.js';
 import { SystemService } from './domain/system/service.js';
@@ -52,8 +52,8 @@ export interface ServiceExtras {
   onFeedError?: (error: unknown, context: string) => void;
 }
 
-/** `searchDb`: the connections of `/public-search`, on generic plans (src/server.ts). */
-export function createServices(db: Db, searchDb: Db, config: Config, document: object, extras: ServiceExtras = {}): Services {
+/** Each search reads through its own pool (src/server.ts), the rest of the service through `db`. */
+export function createServices({ db, publicSearchDb, catalogueSearchDb }: Pools, config: Config, document: object, extras: ServiceExtras = {}): Services {
   const onFeedError = extras.onFeedError;
   const trading = new TradingService(db, onFeedError ? { onFeedNotifyError: (error) => onFeedError(error, 'feed notification') } : {});
   const accounts = new AccountService(db, { startingBalance: config.startingBalance, tokenTtlSecs: config.tokenTtlSecs });
@@ -68,12 +68,12 @@ export function createServices(db: Db, searchDb: Db, config: Config, document: o
     catalogueSeries: new CatalogueSeriesService(db),
     catalogueTags: new CatalogueTagService(db),
     catalogueMarkets: new CatalogueMarketService(db),
-    catalogueSearch: new CatalogueSearchService(db),
+    catalogueSearch: new CatalogueSearchService(catalogueSearchDb),
     compatEvents: new CompatEventService(db),
     eventCreators: new EventCreatorService(db),
     compatSeries: new CompatSeriesService(db),
     compatTags: new CompatTagService(db),
-    publicSearch: new PublicSearchService(searchDb),
+    publicSearch: new PublicSearchService(publicSearchDb),
     document,
     feed: new FeedService(db, accounts, extras.onFeedError, extras.feed),
     asyncapi: extras.asyncapi ?? {},

@@ -17,9 +17,20 @@ const SESSION_SETTINGS = 'set max_parallel_workers_per_gather = 0';
  * on each call all the same), which is why it is not that of every connection.
  */
 const GENERIC_PLANS = 'set plan_cache_mode = force_generic_plan';
+/**
+ * On a pool made with `indexScansOnly`, sequential scans are a last resort: for statements whose every read
+ * is meant to be an index scan, where the planner's fixed estimates (the trigram operators') would otherwise
+ * pick a scan of every row when nothing matches.
+ */
+const INDEX_SCANS_ONLY = 'set enable_seqscan = off';
 
-export function createDb(connectionString: string, poolMax = 10, options: { genericPlans?: boolean } = {}): Db {
-  const settings = options.genericPlans ? `${SESSION_SETTINGS}; ${GENERIC_PLANS}` : SESSION_SETTINGS;
+export interface PoolOptions {
+  genericPlans?: boolean;
+  indexScansOnly?: boolean;
+}
+
+export function createDb(connectionString: string, poolMax = 10, options: PoolOptions = {}): Db {
+  const settings = [SESSION_SETTINGS, options.genericPlans && GENERIC_PLANS, options.indexScansOnly && INDEX_SCANS_ONLY].filter(Boolean).join('; ');
   return knexFactory({
     client: 'pg',
     connection: { connectionString },

@@ -729,6 +729,14 @@ describe('GET /api/search', () => {
     expect((await search("' --")).results).toEqual([]);
     expect(await api.db('markets').where({ ticker: 'NTS-E1-M1' }).first()).toBeDefined();
   });
+
+  it('runs on connections of its own, planned without values and with sequential scans off; the rest of the service keeps both', async () => {
+    const settings = async (db: typeof api.db) =>
+      (await db.raw(`select current_setting('plan_cache_mode') as plans, current_setting('enable_seqscan') as seqscan`)).rows[0];
+    expect(await settings(api.service.pools.catalogueSearchDb)).toEqual({ plans: 'force_generic_plan', seqscan: 'off' });
+    expect(await settings(api.service.pools.publicSearchDb)).toEqual({ plans: 'force_generic_plan', seqscan: 'on' });
+    expect(await settings(api.db)).toEqual({ plans: 'auto', seqscan: 'on' });
+  });
 });
 
 describe('counters kept by triggers (migration 0003)', () => {

@@ -514,7 +514,7 @@ describe('GET /public-search', () => {
 
   it('runs on connections of its own, planned without values; the rest of the service plans for its values', async () => {
     const mode = async (db: typeof api.db) => (await db.raw('show plan_cache_mode')).rows[0].plan_cache_mode;
-    expect(await mode(api.service.searchDb)).toBe('force_generic_plan');
+    expect(await mode(api.service.pools.publicSearchDb)).toBe('force_generic_plan');
     expect(await mode(api.db)).toBe('auto');
   });
 

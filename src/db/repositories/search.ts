@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Db } from '../knex.js';
 
 /**
@@ -8,8 +7,11 @@ import type { Db } from '../knex.js';
  * - `searchByPrefix`: exact and prefix matches of tickers, slugs, usernames and titles, read in index order
  *   from the byte-order (`collate "C"`) btrees (migrations 0003 and 0004), whatever the database's collation.
  * - `searchBySimilarity`: the rest, text occurring anywhere (`like '%text%'`) or similar (`<%`, word
- *   similarity), through the trigram GIN indexes; sequential scans are disabled for that statement, since
- *   the planner's fixed estimate for `<%` would otherwise pick a scan that reads every row when nothing matches.
+ *   similarity), through the trigram GIN indexes.
+ * Both run on the native search's connections (src/db/pools.ts): every statement is named and planned once per
+ * connection without its values (each way of matching is an index range, lookup or trigram scan whatever the
+ * text, and planning these statements costs more than running them), with sequential scans off (the planner's
+ * fixed estimate for `<%` would otherwise pick a scan that reads every row when nothing matches).
  * Within a step, rows are ranked by rank (0 exact, 1 prefix, 2 the rest), kind, word similarity,
  * whole-text similarity, then id.
  */
@@ -108,17 +110,6 @@ function bindings(terms: SearchTerms, limit: number, perQuery: number, tiers: [n
   return out;
 }
 
-/**
- * The statements of one search, in one transaction with sequential scans off (the planner's fixed estimate
- * for `<%` would otherwise pick a scan that reads every row when nothing matches).
- */
-export async function inSearchSession<T>(db: Db, work: (session: Knex.Transaction) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
-    await tx.raw('set local enable_seqscan = off');
-    return work(tx);
-  });
-}
-
 /** `column` (collate "C") starts with the text: a range of the btree (so that a generic plan reads it too), then the exact test. */
 const startsWith = (column: string, upper = false) => {
   const [from, end, like] = upper ? [':q_upper', ':q_upper_prefix_end', ':q_upper_prefix'] : [':q_text', ':q_prefix_end', ':q_prefix'];
@@ -127,11 +118,9 @@ const startsWith = (column: string, upper = false) => {
 
 /**
  * Exact and prefix matches (ranks 0 and 1), best first, at most `limit`; each way of matching yields at
- * most `perQuery` candidates. Run it in inSearchSession. A named statement, planned once per connection
- * (a generic plan, forced: every way of matching is an index range or lookup whatever the text, and
- * planning this statement would cost more than running it).
+ * most `perQuery` candidates.
  */
-export async function searchByPrefix(session: Knex.Transaction, terms: SearchTerms, limit: number, perQuery: number): Promise<SearchRow[]> {
+export async function searchByPrefix(db: Db, terms: SearchTerms, limit: number, perQuery: number): Promise<SearchRow[]> {
   const byTicker = (table: string) => `(select id from ${table} where ${startsWith('ticker', true)} order by (ticker collate "C"), id limit :q_k)`;
   const byTitle = (table: string) => `(select id from ${table} where ${startsWith('lower(title)')} order by (lower(title) collate "C"), id limit :q_k)`;
   const sql = `
@@ -151,10 +140,7 @@ export async function searchByPrefix(session: Knex.Transaction, terms: SearchTer
       union (select id from users where ${startsWith('lower(name)')} order by (lower(name) collate "C"), id limit :q_k)
     )
     ${RANKED}`;
-  await session.raw('set local plan_cache_mode = force_generic_plan');
-  const result = await session.raw(sql, bindings(terms, limit, perQuery, [0, 1])).options({ name: 'dots_search_prefix' });
-  // The other statements of the session are planned for their values again.
-  await session.raw('set local plan_cache_mode = auto');
+  const result = await db.raw(sql, bindings(terms, limit, perQuery, [0, 1])).options({ name: 'dots_search_prefix' });
   return result.rows as SearchRow[];
 }
 
@@ -184,9 +170,8 @@ const SIMILARITY_KINDS: ReadonlyArray<{ kind: SearchKind; from: string; contains
  * `limit` is reached (the later kinds are never read, nor planned: planning a trigram query costs more
  * than running it). A kind's similar-only candidates are read only when fewer than `perQuery` of its
  * items contain the text: those rank above them in all but rare cases, and `perQuery` is at least `limit`.
- * Run it in inSearchSession.
  */
-export async function searchBySimilarity(session: Knex.Transaction, terms: SearchTerms, limit: number, perQuery: number): Promise<SearchRow[]> {
+export async function searchBySimilarity(db: Db, terms: SearchTerms, limit: number, perQuery: number): Promise<SearchRow[]> {
   const rows: SearchRow[] = [];
   for (const { kind, from, contains, similar } of SIMILARITY_KINDS) {
     const alias = from.split(' ')[1]!;
@@ -202,7 +187,8 @@ export async function searchBySimilarity(session: Knex.Transaction, terms: Searc
        where tier = 2
        order by word_similarity(:q_text, doc) desc, similarity(:q_text, doc) desc, length(id), id
        limit :q_limit`;
-    const result = await session.raw(sql, bindings(terms, limit - rows.length, perQuery, [2, 2]));
+    const name = `dots_search_similar_${kind}${terms.contains === undefined ? '' : '_contains'}`;
+    const result = await db.raw(sql, bindings(terms, limit - rows.length, perQuery, [2, 2])).options({ name });
     rows.push(...(result.rows as SearchRow[]));
     if (rows.length >= limit) break;
   }

@@ -62,14 +62,11 @@ export class CatalogueSearchService {
     const limit = params.limit ?? SEARCH_DEFAULT_LIMIT;
     const terms = Array.from(query).length >= SEARCH_TEXT_MIN ? searchTerms(query) : undefined;
     if (!terms) return { query, results: [] };
-    const results = await search.inSearchSession(this.db, async (session) => {
-      // Exact and prefix matches rank above every other match: the second step only fills what they leave.
-      const first = await search.searchByPrefix(session, terms, limit, limit);
-      if (first.length >= limit) return first;
-      // Up to `limit - 1` of the candidates of each way of matching may be exact or prefix matches (already
-      // found above): twice the limit still leaves enough of the others.
-      return [...first, ...(await search.searchBySimilarity(session, terms, limit - first.length, 2 * limit))];
-    });
-    return { query, results };
+    // Exact and prefix matches rank above every other match: the second step only fills what they leave.
+    const first = await search.searchByPrefix(this.db, terms, limit, limit);
+    if (first.length >= limit) return { query, results: first };
+    // Up to `limit - 1` of the candidates of each way of matching may be exact or prefix matches (already
+    // found above): twice the limit still leaves enough of the others.
+    return { query, results: [...first, ...(await search.searchBySimilarity(this.db, terms, limit - first.length, 2 * limit))] };
   }
 }
