@@ -230,6 +230,7 @@ async function captureStatements(service: RunningService, url: string): Promise<
   const genericPlans = { plan_cache_mode: 'force_generic_plan' };
   const pools = [
     { db: service.pools.db, listener: listenerOf({}) },
+    { db: service.pools.plannedDb, listener: listenerOf(genericPlans) },
     { db: service.pools.publicSearchDb, listener: listenerOf(genericPlans) },
     { db: service.pools.catalogueSearchDb, listener: listenerOf({ ...genericPlans, enable_seqscan: 'off' }) },
   ];

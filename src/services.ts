@@ -53,7 +53,8 @@ export interface ServiceExtras {
 }
 
 /** Each search reads through its own pool (src/server.ts), the rest of the service through `db`. */
-export function createServices({ db, publicSearchDb, catalogueSearchDb }: Pools, config: Config, document: object, extras: ServiceExtras = {}): Services {
+export function createServices(pools: Pools, config: Config, document: object, extras: ServiceExtras = {}): Services {
+  const { db, publicSearchDb, catalogueSearchDb } = pools;
   const onFeedError = extras.onFeedError;
   const trading = new TradingService(db, onFeedError ? { onFeedNotifyError: (error) => onFeedError(error, 'feed notification') } : {});
   const accounts = new AccountService(db, { startingBalance: config.startingBalance, tokenTtlSecs: config.tokenTtlSecs });
@@ -64,12 +65,12 @@ export function createServices({ db, publicSearchDb, catalogueSearchDb }: Pools,
     trading,
     sessions: new OrderSessionService(db, trading, { timeoutSecs: config.heartbeatTimeoutSecs }),
     // --- catalogue read services ---
-    catalogueEvents: new CatalogueEventService(db),
+    catalogueEvents: new CatalogueEventService(pools),
     catalogueSeries: new CatalogueSeriesService(db),
     catalogueTags: new CatalogueTagService(db),
     catalogueMarkets: new CatalogueMarketService(db),
     catalogueSearch: new CatalogueSearchService(catalogueSearchDb),
-    compatEvents: new CompatEventService(db),
+    compatEvents: new CompatEventService(pools),
     eventCreators: new EventCreatorService(db),
     compatSeries: new CompatSeriesService(db),
     compatTags: new CompatTagService(db),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createDb, type Db } from './knex.js';
 
 /**
@@ -9,10 +10,14 @@ import { createDb, type Db } from './knex.js';
  * the connections trading needs.
  */
 export const SEARCH_POOL_MAX = 4;
+/** Connections of the main pool, and of the named statements'. */
+export const POOL_MAX = 10;
 
-/** The service's connection pools: the main one and the searches' (SEARCH_POOL_MAX each). */
+/** The service's connection pools: the main one, that of named statements, and the searches' (SEARCH_POOL_MAX each). */
 export interface Pools {
   db: Db;
+  /** Named statements of fixed text, each planned once per connection without its values: see plannedOnce. */
+  plannedDb: Db;
   /** `/public-search`: generic plans. */
   publicSearchDb: Db;
   /** `/api/search`: generic plans, sequential scans off. */
@@ -21,10 +26,33 @@ export interface Pools {
 
 export function createPools(databaseUrl: string): Pools {
   return {
-    db: createDb(databaseUrl),
+    db: createDb(databaseUrl, POOL_MAX),
+    plannedDb: createDb(databaseUrl, POOL_MAX, { genericPlans: true }),
     publicSearchDb: createDb(databaseUrl, SEARCH_POOL_MAX, { genericPlans: true }),
     catalogueSearchDb: createDb(databaseUrl, SEARCH_POOL_MAX, { genericPlans: true, indexScansOnly: true }),
   };
 }
 
 export const destroyPools = (pools: Pools) => Promise.all(Object.values(pools).map((pool: Db) => pool.destroy()));
+
+/** The pools a catalogue read chooses between (plannedOnce). */
+export type ReadPools = Pick<Pools, 'db' | 'plannedDb'>;
+
+const statementNames = new Map<string, string>();
+
+/**
+ * Where a read runs. A statement whose plan reads the same indexes whatever its values (a list's default page:
+ * its status conditions written into the text, only the page size, offset or cursor bound) runs as a named
+ * statement on `plannedDb`, planned once per connection: planning such a page costs PostgreSQL more than
+ * reading it. `shape` names everything the statement's text depends on, since a name stands for one text on a
+ * connection; undefined: the statement is planned for its values, on `db`.
+ */
+export function plannedOnce(pools: ReadPools, shape: string | undefined): { db: Db; name: string | undefined } {
+  if (shape === undefined) return { db: pools.db, name: undefined };
+  let name = statementNames.get(shape);
+  if (name === undefined) {
+    name = `dots_${createHash('sha1').update(shape).digest('hex').slice(0, 24)}`;
+    statementNames.set(shape, name);
+  }
+  return { db: pools.plannedDb, name };
+}

@@ -16,8 +16,14 @@ export function seriesViews(db: Queryable): Knex.QueryBuilder {
     );
 }
 
+/** The columns of an EventRow, named (a named statement must keep its columns when a migration adds one). */
+const EVENT_COLUMNS = [
+  'id', 'ticker', 'slug', 'series_id', 'title', 'description', 'mutually_exclusive', 'status', 'creator_id', 'start_date', 'strike_date',
+  'closed_time', 'volume', 'liquidity', 'open_interest', 'created_at', 'updated_at',
+].map((column) => `e.${column}`);
+
 export function eventViews(db: Queryable): Knex.QueryBuilder {
-  return db('events as e').join('series as s', 's.id', 'e.series_id').select('e.*', 's.ticker as series_ticker', 's.slug as series_slug');
+  return db('events as e').join('series as s', 's.id', 'e.series_id').select(...EVENT_COLUMNS, 's.ticker as series_ticker', 's.slug as series_slug');
 }
 
 export function marketViews(db: Queryable): Knex.QueryBuilder {

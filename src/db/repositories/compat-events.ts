@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../knex.js';
+import { plannedOnce, type ReadPools } from '../pools.js';
 import type { CatalogueStatus } from '../rows.js';
 import type { CompatTagRow } from './compat-tags.js';
 import type { EventAnalyticsRow } from './events.js';
@@ -132,8 +133,10 @@ function filteredEvents(db: Queryable, filter: EventFilter): Knex.QueryBuilder {
   if (filter.titleLike !== undefined) q.whereRaw(`(lower(e.title) || ' ' || lower(e.ticker)) like ?`, [filter.titleLike]);
   if (filter.eventDate !== undefined) q.whereRaw(`((e.start_date at time zone 'UTC')::date) = ?::date`, [filter.eventDate]);
   if (filter.seriesIds) q.whereRaw('e.series_id = any(?::bigint[])', [filter.seriesIds]);
-  if (filter.active === true) q.where('e.status', 'ACTIVE');
-  if (filter.closed !== undefined) q.where('e.status', filter.closed ? '<>' : '=', 'ACTIVE');
+  // Written into the text, not bound: the partial indexes per status serve only a condition the planner can
+  // see (migration 0006), in a plan made without the values too.
+  if (filter.active === true) q.whereRaw(`e.status = 'ACTIVE'`);
+  if (filter.closed !== undefined) q.whereRaw(filter.closed ? `e.status <> 'ACTIVE'` : `e.status = 'ACTIVE'`);
   if (filter.live !== undefined) q.whereRaw(filter.live ? LIVE : `not ${LIVE}`);
   return q;
 }
@@ -156,6 +159,20 @@ function withSeries(db: Queryable, q: Knex.QueryBuilder, extra: Array<string | K
     );
 }
 
+/** The filters that keep a list's page a default one: their conditions are written into its text. */
+const STATUS_FILTERS = new Set<string>(['active', 'closed', 'live']);
+
+/**
+ * Where a list runs (plannedOnce): a default page (no filter but the status ones) as a named statement,
+ * `parts` naming what else its text depends on; any other filter planned for its values.
+ */
+function listStatement(pools: ReadPools, filter: EventFilter, ...parts: unknown[]): { db: Queryable; name: string | undefined } {
+  const isDefault = Object.entries(filter).every(([key, value]) => value === undefined || STATUS_FILTERS.has(key));
+  return plannedOnce(pools, isDefault ? JSON.stringify(['compat-events', filter.active, filter.closed, filter.live, ...parts]) : undefined);
+}
+
+const named = (q: Knex.QueryBuilder, name: string | undefined) => (name === undefined ? q : q.options({ name }));
+
 function orderBy(q: Knex.QueryBuilder, order: EventOrder): Knex.QueryBuilder {
   const direction = order.ascending ? 'asc' : 'desc';
   if (order.column !== 'id') q.orderBy(`e.${order.column}`, direction);
@@ -163,8 +180,10 @@ function orderBy(q: Knex.QueryBuilder, order: EventOrder): Knex.QueryBuilder {
 }
 
 /** One offset page of the matching events, each joined to its series. */
-export async function listEventsByOffset(db: Queryable, filter: EventFilter, order: EventOrder, window: { offset: number; limit: number }): Promise<CompatEventRow[]> {
-  return orderBy(withSeries(db, filteredEvents(db, filter)), order).offset(window.offset).limit(window.limit);
+export async function listEventsByOffset(pools: ReadPools, filter: EventFilter, order: EventOrder, window: { offset: number; limit: number }): Promise<CompatEventRow[]> {
+  // (an offset of 0 is left out of the text)
+  const { db, name } = listStatement(pools, filter, 'offset', order.column, order.ascending, window.offset > 0);
+  return named(orderBy(withSeries(db, filteredEvents(db, filter)), order).offset(window.offset).limit(window.limit), name);
 }
 
 /** Up to this many ACTIVE events past their strike time are handed to the results query as an id list. */
@@ -194,10 +213,11 @@ export async function listEndedEventsByOffset(db: Queryable, filter: EventFilter
 }
 
 /** Matching events, counted up to `cap` (so the cost of the count is bounded). */
-export async function countEvents(db: Queryable, filter: EventFilter, cap: number): Promise<number> {
+export async function countEvents(pools: ReadPools, filter: EventFilter, cap: number): Promise<number> {
+  const { db, name } = listStatement(pools, filter, 'count');
   const rows = filteredEvents(db, filter).select(db.raw('1')).limit(cap);
-  const result = await db.from(rows.as('x')).count<Array<{ count: string }>>('* as count');
-  return Number(result[0]!.count);
+  const result = await named(db.from(rows.as('x')).count('* as count'), name);
+  return Number((result as Array<{ count: string }>)[0]!.count);
 }
 
 /** The sort value of a keyset column as text: timestamps to the microsecond in UTC, numerics exactly. */
@@ -218,12 +238,13 @@ function sortValueCast(column: KeysetColumn): string {
  * row comparison on the (column, id) index, so that a page deep in the list costs what the first one does.
  */
 export async function listEventsByKeyset(
-  db: Queryable,
+  pools: ReadPools,
   filter: EventFilter,
   order: { column: KeysetColumn; ascending: boolean },
   after: { value: string; id: number } | undefined,
   limit: number,
 ): Promise<CompatEventKeysetRow[]> {
+  const { db, name } = listStatement(pools, filter, 'keyset', order.column, order.ascending, after !== undefined);
   const direction = order.ascending ? 'asc' : 'desc';
   const comparison = order.ascending ? '>' : '<';
   const page = withSeries(db, filteredEvents(db, filter), [db.raw(`${sortValueSql(order.column)} as sort_value`)]);
@@ -232,7 +253,7 @@ export async function listEventsByKeyset(
     else page.whereRaw(`(e.${order.column}, e.id) ${comparison} (?::${sortValueCast(order.column)}, ?::bigint)`, [after.value, after.id]);
   }
   if (order.column !== 'id') page.orderBy(`e.${order.column}`, direction);
-  return page.orderBy('e.id', direction).limit(limit);
+  return named(page.orderBy('e.id', direction).limit(limit), name);
 }
 
 /** The event whose id or ticker is `value`, or whose slug or ticker is `value`, with its analytics. */

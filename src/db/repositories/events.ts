@@ -1,4 +1,5 @@
 import type { Queryable } from '../knex.js';
+import { plannedOnce, type ReadPools } from '../pools.js';
 import type { CatalogueStatus, EventView } from '../rows.js';
 import { eventViews, findEventView } from './catalogue.js';
 
@@ -40,16 +41,25 @@ export interface EventAnalyticsRow {
   max_yes_price: string | null;
 }
 
+/** Written into the text, not bound: the partial indexes per status serve only a condition the planner can see. */
+const STATUS_IS: Readonly<Record<CatalogueStatus, string>> = {
+  ACTIVE: `e.status = 'ACTIVE'`,
+  CLOSED: `e.status = 'CLOSED'`,
+  RESOLVED: `e.status = 'RESOLVED'`,
+};
+
 /**
  * One page of events, newest first (created_at desc, id desc), strictly after `after`. The filters and
- * the order run on the (series_id | status, created_at, id) indexes; the series join is by primary key.
+ * the order run on the (series_id | status, created_at, id) indexes whatever the values, so the page is a
+ * named statement planned once per connection (plannedOnce); the series join is by primary key.
  */
-export async function listEvents(db: Queryable, filter: EventListFilter, after: CreatedKey | undefined, limit: number): Promise<EventPageRow[]> {
+export async function listEvents(pools: ReadPools, filter: EventListFilter, after: CreatedKey | undefined, limit: number): Promise<EventPageRow[]> {
+  const { db, name } = plannedOnce(pools, JSON.stringify(['events', filter.seriesTicker !== undefined, filter.status ?? null, after !== undefined]));
   const q = eventViews(db).select(db.raw(`${createdAtText('e')} as sort_created_at`));
   if (filter.seriesTicker !== undefined) q.whereRaw('e.series_id = (select id from series where ticker = ?)', [filter.seriesTicker]);
-  if (filter.status !== undefined) q.where('e.status', filter.status);
+  if (filter.status !== undefined) q.whereRaw(STATUS_IS[filter.status]);
   if (after) q.whereRaw('(e.created_at, e.id) < (?::timestamptz, ?::bigint)', [after.createdAt, after.id]);
-  return q.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(limit);
+  return q.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(limit).options({ name });
 }
 
 export async function findEventByTicker(db: Queryable, ticker: string): Promise<EventView | undefined> {
@@ -57,8 +67,9 @@ export async function findEventByTicker(db: Queryable, ticker: string): Promise<
 }
 
 /** The analytics of these events, one row per event that has markets (events without markets have none). */
-export async function listEventAnalytics(db: Queryable, eventIds: string[]): Promise<EventAnalyticsRow[]> {
+export async function listEventAnalytics(pools: ReadPools, eventIds: string[]): Promise<EventAnalyticsRow[]> {
   if (eventIds.length === 0) return [];
+  const { db, name } = plannedOnce(pools, 'event-analytics');
   return db('markets as m')
     .whereRaw('m.event_id = any(?::bigint[])', [eventIds])
     .groupBy('m.event_id')
@@ -77,5 +88,6 @@ export async function listEventAnalytics(db: Queryable, eventIds: string[]): Pro
       db.raw('round(avg(m.last_yes_price), 4)::text as avg_yes_price'),
       db.raw('min(m.last_yes_price)::text as min_yes_price'),
       db.raw('max(m.last_yes_price)::text as max_yes_price'),
-    );
+    )
+    .options({ name });
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../knex.js';
+import { plannedOnce, type ReadPools } from '../pools.js';
 import type { CatalogueStatus, MarketView } from '../rows.js';
 import { findMarketView } from './catalogue.js';
 import { createdAtText, type CreatedKey } from './events.js';
@@ -82,12 +83,14 @@ export async function findMarketByTicker(db: Queryable, ticker: string): Promise
 export type MarketSummaryRow = Pick<MarketView, 'id' | 'ticker' | 'event_id' | 'event_ticker' | 'title' | 'status' | 'last_yes_price' | 'last_no_price' | 'volume' | 'liquidity'>;
 
 /** The market summaries of these events, by event then oldest first (id); only the summary's columns are read. */
-export async function listMarketsOfEvents(db: Queryable, eventIds: string[]): Promise<MarketSummaryRow[]> {
+export async function listMarketsOfEvents(pools: ReadPools, eventIds: string[]): Promise<MarketSummaryRow[]> {
   if (eventIds.length === 0) return [];
+  const { db, name } = plannedOnce(pools, 'markets-of-events');
   return db('markets as m')
     .join('events as e', 'e.id', 'm.event_id')
     .whereRaw('m.event_id = any(?::bigint[])', [eventIds])
     .select('m.id', 'm.ticker', 'm.event_id', 'e.ticker as event_ticker', 'm.title', 'm.status', 'm.last_yes_price', 'm.last_no_price', 'm.volume', 'm.liquidity')
     .orderBy('m.event_id')
-    .orderBy('m.id');
+    .orderBy('m.id')
+    .options({ name });
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex.js';
+import type { ReadPools } from '../../db/pools.js';
 import * as repo from '../../db/repositories/compat-events.js';
 import type { CompatEventDetailRow, CompatEventKeysetRow, CompatEventRow, CompatTagRow, EventFilter, KeysetColumn, OrderColumn } from '../../db/repositories/compat-events.js';
 import { DomainError, invalid, notFound } from '../errors.js';
@@ -265,7 +266,12 @@ export function decodeKeysetCursor(column: KeysetColumn, ascending: boolean, cur
 const NONE = null;
 
 export class CompatEventService {
-  constructor(private readonly db: Db) {}
+  private readonly db: Db;
+
+  /** The lists choose between the pools (src/db/pools.ts plannedOnce); every other read uses the main one. */
+  constructor(private readonly pools: ReadPools) {
+    this.db = pools.db;
+  }
 
   /** The shared filters as one `EventFilter`, or NONE when they can match nothing (an unknown tag, say). */
   async sharedFilter(q: SharedFilterQuery): Promise<EventFilter | typeof NONE> {
@@ -321,7 +327,7 @@ export class CompatEventService {
     const filter = await this.listFilter(q);
     const window = offsetWindow(q.offset ?? 0, q.limit ?? DEFAULT_LIMIT);
     if (filter === NONE || window.limit === 0) return [];
-    return repo.listEventsByOffset(this.db, filter, { column: order.column, ascending: q.ascending ?? false }, window);
+    return repo.listEventsByOffset(this.pools, filter, { column: order.column, ascending: q.ascending ?? false }, window);
   }
 
   /** `/events/pagination`: one offset page, whether more follow, and the matching rows up to the scan window. */
@@ -331,8 +337,8 @@ export class CompatEventService {
     const window = offsetWindow(q.offset ?? 0, q.limit ?? DEFAULT_LIMIT);
     if (filter === NONE) return { rows: [], hasMore: false, totalResults: 0 };
     const [rows, totalResults] = await Promise.all([
-      window.limit === 0 ? Promise.resolve([]) : repo.listEventsByOffset(this.db, filter, { column: order.column, ascending: q.ascending ?? false }, window),
-      repo.countEvents(this.db, filter, OFFSET_SCAN_WINDOW),
+      window.limit === 0 ? Promise.resolve([]) : repo.listEventsByOffset(this.pools, filter, { column: order.column, ascending: q.ascending ?? false }, window),
+      repo.countEvents(this.pools, filter, OFFSET_SCAN_WINDOW),
     ]);
     return { rows, hasMore: window.offset + rows.length < totalResults, totalResults };
   }
@@ -378,7 +384,7 @@ export class CompatEventService {
     if (nonEmpty(q.start_time_max) !== undefined) filter.startTimeMax = parseDateBound('start_time_max', q.start_time_max!);
 
     const limit = q.limit ?? DEFAULT_LIMIT;
-    const rows = await repo.listEventsByKeyset(this.db, filter, { column: order.column, ascending }, after, limit + 1);
+    const rows = await repo.listEventsByKeyset(this.pools, filter, { column: order.column, ascending }, after, limit + 1);
     if (rows.length <= limit) return { rows, nextCursor: null };
     const page = rows.slice(0, limit);
     return { rows: page, nextCursor: encodeKeysetCursor(order.column, ascending, page[page.length - 1]!) };

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex.js';
+import type { ReadPools } from '../../db/pools.js';
 import * as events from '../../db/repositories/events.js';
 import type { EventAnalyticsRow } from '../../db/repositories/events.js';
 import * as markets from '../../db/repositories/markets.js';
@@ -49,14 +50,19 @@ const COLLECTION = 'events';
 
 /** Native events (specification 4.2 "Native events", 2.5): the cursor list and the single read. */
 export class CatalogueEventService {
-  constructor(private readonly db: Db) {}
+  private readonly db: Db;
+
+  /** The page's markets and analytics choose between the pools (src/db/pools.ts plannedOnce). */
+  constructor(private readonly pools: ReadPools) {
+    this.db = pools.db;
+  }
 
   async list(params: EventListParams): Promise<{ events: EventWithDetails[]; cursor: string | null }> {
     const limit = params.limit ?? EVENTS_DEFAULT_LIMIT;
     const after = createdCursor.decode(COLLECTION, params.cursor);
     const seriesTicker = params.series_ticker === undefined ? undefined : tickerKey(params.series_ticker);
     if (params.series_ticker !== undefined && seriesTicker === undefined) return { events: [], cursor: null };
-    const rows = await events.listEvents(this.db, { seriesTicker, status: params.status }, after, limit + 1);
+    const rows = await events.listEvents(this.pools, { seriesTicker, status: params.status }, after, limit + 1);
     const { items, hasMore } = splitPage(rows, limit);
     const details = await this.withDetails(items, { markets: params.with_nested_markets ?? false, analytics: params.with_analytics ?? false });
     const last = items.at(-1);
@@ -75,8 +81,8 @@ export class CatalogueEventService {
   private async withDetails(list: EventView[], wanted: { markets: boolean; analytics: boolean }): Promise<EventWithDetails[]> {
     const ids = list.map((e) => String(e.id));
     const [marketRows, analyticsRows] = await Promise.all([
-      wanted.markets ? markets.listMarketsOfEvents(this.db, ids) : Promise.resolve([]),
-      wanted.analytics ? events.listEventAnalytics(this.db, ids) : Promise.resolve([]),
+      wanted.markets ? markets.listMarketsOfEvents(this.pools, ids) : Promise.resolve([]),
+      wanted.analytics ? events.listEventAnalytics(this.pools, ids) : Promise.resolve([]),
     ]);
     const marketsByEvent = new Map<string, MarketSummaryRow[]>();
     for (const market of marketRows) {
