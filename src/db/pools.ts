@@ -45,7 +45,9 @@ const statementNames = new Map<string, string>();
  * its status conditions written into the text, only the page size, offset or cursor bound) runs as a named
  * statement on `plannedDb`, planned once per connection: planning such a page costs PostgreSQL more than
  * reading it. `shape` names everything the statement's text depends on, since a name stands for one text on a
- * connection; undefined: the statement is planned for its values, on `db`.
+ * connection; undefined: the statement is planned for its values, on `db`. Only shapes the code enumerates
+ * are named (orders, directions, status filters: a few hundred at most), which bounds the statements, and
+ * their plans, that each connection keeps.
  */
 export function plannedOnce(pools: ReadPools, shape: string | undefined): { db: Db; name: string | undefined } {
   if (shape === undefined) return { db: pools.db, name: undefined };
