@@ -43,6 +43,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
+import { poolSettings, type Pools } from '../src/db/pools.js';
 import { startService, type RunningService } from '../src/server.js';
 import { createBaseline, POOL_MAX, SEARCH_POOL_MAX, type Baseline } from './catalogue-baseline.js';
 import { prepareDatabase, type BenchDatabase } from './catalogue-db.js';
@@ -205,7 +206,7 @@ interface Captured {
   bindings: unknown[];
   /** A named statement: prepared once per connection. */
   name: string | undefined;
-  /** The session settings of the pool it ran on (src/db/pools.ts), beyond those every connection has. */
+  /** The session settings of the pool it ran on (src/db/pools.ts). */
   settings: Readonly<Record<string, string>>;
 }
 
@@ -227,13 +228,7 @@ async function captureStatements(service: RunningService, url: string): Promise<
   const listenerOf = (settings: Captured['settings']) => (data: Query) => {
     if (captureContext.getStore() === token) captured.push({ sql: data.sql, bindings: data.bindings ?? [], name: data.options?.name, settings });
   };
-  const genericPlans = { plan_cache_mode: 'force_generic_plan' };
-  const pools = [
-    { db: service.pools.db, listener: listenerOf({}) },
-    { db: service.pools.plannedDb, listener: listenerOf(genericPlans) },
-    { db: service.pools.publicSearchDb, listener: listenerOf(genericPlans) },
-    { db: service.pools.catalogueSearchDb, listener: listenerOf({ ...genericPlans, enable_seqscan: 'off' }) },
-  ];
+  const pools = (Object.keys(service.pools) as Array<keyof Pools>).map((name) => ({ db: service.pools[name], listener: listenerOf(poolSettings(name)) }));
   service.server.prependListener('request', mark);
   for (const { db, listener } of pools) db.on('query', listener);
   try {
@@ -278,7 +273,7 @@ async function explain(databaseUrl: string, service: RunningService, name: strin
       // A named statement is planned once per connection: its requests pay the execution only.
       const planning = statementName ? `planned once (named ${statementName})` : `planning ${time('Planning Time')}`;
       console.log(
-        `  [${planning}, execution ${time('Execution Time')}${Object.entries(settings).map(([setting, value]) => `, ${setting} ${value}`).join('')}] ${oneLine.slice(0, 300)}${oneLine.length > 300 ? ' ...' : ''}  ${JSON.stringify(values).slice(0, 300)}`,
+        `  [${planning}, execution ${time('Execution Time')}${Object.entries(settings).filter(([setting]) => !(setting in poolSettings('db'))).map(([setting, value]) => `, ${setting} ${value}`).join('')}] ${oneLine.slice(0, 300)}${oneLine.length > 300 ? ' ...' : ''}  ${JSON.stringify(values).slice(0, 300)}`,
       );
       if (EXPLAIN === 'plans') console.log(plan.map((line: string) => `      ${line}`).join('\n'));
     }

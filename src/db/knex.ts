@@ -9,28 +9,35 @@ export type Queryable = Knex | Knex.Transaction;
  * stop early (the searches, keyset pages); a parallel plan would start worker processes for a few
  * milliseconds of work and take cores from concurrent requests.
  */
-const SESSION_SETTINGS = 'set max_parallel_workers_per_gather = 0';
+const SESSION_SETTINGS = { max_parallel_workers_per_gather: '0' };
 /**
  * On a pool made with `genericPlans`, every statement is planned without its values, so that a named one is
  * planned once per connection: for statements written to be served by their indexes whatever the values,
  * whose planning costs more than their running. The setting holds for unnamed statements too (planned anew
  * on each call all the same), which is why it is not that of every connection.
  */
-const GENERIC_PLANS = 'set plan_cache_mode = force_generic_plan';
+const GENERIC_PLANS = { plan_cache_mode: 'force_generic_plan' };
 /**
  * On a pool made with `indexScansOnly`, sequential scans are a last resort: for statements whose every read
  * is meant to be an index scan, where the planner's fixed estimates (the trigram operators') would otherwise
  * pick a scan of every row when nothing matches.
  */
-const INDEX_SCANS_ONLY = 'set enable_seqscan = off';
+const INDEX_SCANS_ONLY = { enable_seqscan: 'off' };
 
 export interface PoolOptions {
   genericPlans?: boolean;
   indexScansOnly?: boolean;
 }
 
+/** The session settings of a pool's connections, by name. */
+export function sessionSettings(options: PoolOptions = {}): Readonly<Record<string, string>> {
+  return { ...SESSION_SETTINGS, ...(options.genericPlans && GENERIC_PLANS), ...(options.indexScansOnly && INDEX_SCANS_ONLY) };
+}
+
 export function createDb(connectionString: string, poolMax = 10, options: PoolOptions = {}): Db {
-  const settings = [SESSION_SETTINGS, options.genericPlans && GENERIC_PLANS, options.indexScansOnly && INDEX_SCANS_ONLY].filter(Boolean).join('; ');
+  const settings = Object.entries(sessionSettings(options))
+    .map(([name, value]) => `set ${name} = ${value}`)
+    .join('; ');
   return knexFactory({
     client: 'pg',
     connection: { connectionString },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createDb, type Db } from './knex.js';
+import { createDb, sessionSettings, type Db, type PoolOptions } from './knex.js';
 
 /**
  * Connections of each search (`/public-search`, `/api/search`), apart from the main pool: their statements
@@ -24,14 +24,20 @@ export interface Pools {
   catalogueSearchDb: Db;
 }
 
+const POOLS: { readonly [Pool in keyof Pools]: { max: number; options: PoolOptions } } = {
+  db: { max: POOL_MAX, options: {} },
+  plannedDb: { max: POOL_MAX, options: { genericPlans: true } },
+  publicSearchDb: { max: SEARCH_POOL_MAX, options: { genericPlans: true } },
+  catalogueSearchDb: { max: SEARCH_POOL_MAX, options: { genericPlans: true, indexScansOnly: true } },
+};
+
 export function createPools(databaseUrl: string): Pools {
-  return {
-    db: createDb(databaseUrl, POOL_MAX),
-    plannedDb: createDb(databaseUrl, POOL_MAX, { genericPlans: true }),
-    publicSearchDb: createDb(databaseUrl, SEARCH_POOL_MAX, { genericPlans: true }),
-    catalogueSearchDb: createDb(databaseUrl, SEARCH_POOL_MAX, { genericPlans: true, indexScansOnly: true }),
-  };
+  const pool = (name: keyof Pools) => createDb(databaseUrl, POOLS[name].max, POOLS[name].options);
+  return { db: pool('db'), plannedDb: pool('plannedDb'), publicSearchDb: pool('publicSearchDb'), catalogueSearchDb: pool('catalogueSearchDb') };
 }
+
+/** The session settings of a pool's connections (what a replay of its statements must set). */
+export const poolSettings = (name: keyof Pools) => sessionSettings(POOLS[name].options);
 
 export const destroyPools = (pools: Pools) => Promise.all(Object.values(pools).map((pool: Db) => pool.destroy()));
 
