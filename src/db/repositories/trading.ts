@@ -103,15 +103,27 @@ export interface SettlementRow {
 }
 
 /**
- * Makes the rest of a trading transaction run its statements on generic plans (planned once per connection
- * for the named ones). Left to choose, PostgreSQL re-plans the write statement (persistChanges) for nearly
- * every call, because a plan made for the actual array sizes looks cheaper; planning it costs about as much
- * as running it. Every statement of a trading transaction reads and writes rows by key, which a generic
- * plan does as well as a custom one.
+ * The planner settings of a trading transaction, for the rest of it (SET LOCAL):
+ * - generic plans, so that the named statements are planned once per connection. Left to choose, PostgreSQL
+ *   re-plans the write statement (persistChanges) for nearly every call, because a plan made for the actual
+ *   array sizes looks cheaper; planning it costs about as much as running it.
+ * - no sequential scans. A generic plan is kept for the connection's lifetime, and one made while a table
+ *   was small (a new database) joins the statement's few rows to a scan of the whole table, which grows
+ *   with every order placed (a 10,000-order table scanned by every placement batch was most of its time).
+ * Every statement of a trading transaction reads and writes rows by key: an index does that whatever the
+ * values and the table's size.
  */
-export async function useGenericPlans(tx: Queryable): Promise<void> {
-  await tx.raw('set local plan_cache_mode = force_generic_plan');
+const TRADING_PLANS = [
+  ['plan_cache_mode', 'force_generic_plan'],
+  ['enable_seqscan', 'off'],
+] as const;
+
+export async function useTradingPlans(tx: Queryable): Promise<void> {
+  await tx.raw(TRADING_PLANS.map(([name, value]) => `set local ${name} = ${value}`).join('; '));
 }
+
+/** TRADING_PLANS as select-list items (set_config(..., true) is SET LOCAL), to set them within another statement. */
+const TRADING_PLAN_SETTERS = TRADING_PLANS.map(([name, value]) => `set_config('${name}', '${value}', true)`).join(', ');
 
 // --- markets
 
@@ -441,14 +453,14 @@ export interface PlacementReads {
  * placements name, locked in id order (as lockMarketsById), then, in statements that see everything
  * committed before the locks were granted, what placing needs: sequence numbers, client_order_ids already
  * taken, the positions sold from, the live orders any placement could meet, and the balance rows of every
- * account the batch can change, locked in account order (as lockBalances). It also does what useGenericPlans
- * does, for the rest of the transaction.
+ * account the batch can change, locked in account order (as lockBalances). It first does what useTradingPlans
+ * does, for itself (the function's statements) and the rest of the transaction.
  */
 export async function beginPlacements(db: Queryable, placements: readonly PlacementRead[]): Promise<PlacementReads> {
   const refs = [...new Set(placements.map((p) => p.ref))];
   const result = await db
-    // Switches the rest of the transaction to generic plans as useGenericPlans does, in the same round trip.
-    .raw<{ rows: Array<{ reads: RawPlacementReads }> }>(`select placements_begin(?::text[], ?::bigint[], ?::json) as reads, set_config('plan_cache_mode', 'force_generic_plan', true)`, [
+    // The settings first: a select list is evaluated in order.
+    .raw<{ rows: Array<{ reads: RawPlacementReads }> }>(`select ${TRADING_PLAN_SETTERS}, placements_begin(?::text[], ?::bigint[], ?::json) as reads`, [
       refs,
       refs.filter((ref) => /^\d{1,18}$/.test(ref)),
       JSON.stringify(
@@ -529,24 +541,13 @@ const NEW_ORDER_COLUMNS = [
   'post_only', 'reduce_only', 'client_order_id', 'builder_code', 'expiration_ts', 'sequence', 'cancel_reason',
 ] as const;
 
-/**
- * Writes everything a trading transaction changes in one statement (data-modifying CTEs; the rows and
- * constraints are those of insertOrder, fillOrders, cancelOrders, decreaseOrder, insertTrades, insertFills,
- * applyPositionChanges, applyBalanceChanges, insertLedgerEntries and updateMarketStats did one statement
- * each). Each CTE touches different rows (every CTE runs, read or not); foreign keys are checked at the end
- * of the statement. Positions: rows that exist are updated, the others inserted (not INSERT ... ON
- * CONFLICT: CHECK constraints are tested on the proposed row, delta included, before the conflict is
- * detected); positions of a market change only under its lock, so this cannot race. A named (prepared)
- * statement: planned once per connection, not on every trading transaction.
- */
-export async function persistChanges(db: Queryable, w: TradingWrites): Promise<TradingWritten> {
-  const cols = NEW_ORDER_COLUMNS.join(', ');
-  const ledgerRef = (r: TradingWrites['ledger'][number]['reference']) => (typeof r === 'string' ? r : null);
-  const result = await db.raw<{ rows: Array<ChangedOrderRow & { q_kind: string; q_removed: string | null; q_meta: { trades: string[] | null; fills: Array<[string, string, string]> | null; figures: Array<[string, string, string, string | null]> | null } | null }> }>(
-    `with
+const NEW_ORDER_LIST = NEW_ORDER_COLUMNS.join(', ');
+
+/** persistChanges' statement (its bindings in the order persistChanges gives them). */
+export const PERSIST_CHANGES = `with
      ins as (
-       insert into orders (${cols})
-       select ${cols} from json_populate_recordset(null::orders, ?::json) r
+       insert into orders (${NEW_ORDER_LIST})
+       select ${NEW_ORDER_LIST} from json_populate_recordset(null::orders, ?::json) r
        returning orders.*
      ),
      filled as (
@@ -648,7 +649,22 @@ export async function persistChanges(db: Queryable, w: TradingWrites): Promise<T
        'trades', (select json_agg(tn.id::text order by tn.ord) from tn),
        'fills', (select json_agg(json_build_array(fi.trade_id::text, fi.role, fi.id::text)) from fi),
        'figures', (select json_agg(json_build_array(ms.id::text, ms.volume::text, ms.open_interest::text, ms.last_yes_price::text)) from ms)
-     )`,
+     )`;
+
+/**
+ * Writes everything a trading transaction changes in one statement (data-modifying CTEs; the rows and
+ * constraints are those of insertOrder, fillOrders, cancelOrders, decreaseOrder, insertTrades, insertFills,
+ * applyPositionChanges, applyBalanceChanges, insertLedgerEntries and updateMarketStats did one statement
+ * each). Each CTE touches different rows (every CTE runs, read or not); foreign keys are checked at the end
+ * of the statement. Positions: rows that exist are updated, the others inserted (not INSERT ... ON
+ * CONFLICT: CHECK constraints are tested on the proposed row, delta included, before the conflict is
+ * detected); positions of a market change only under its lock, so this cannot race. A named (prepared)
+ * statement: planned once per connection, not on every trading transaction.
+ */
+export async function persistChanges(db: Queryable, w: TradingWrites): Promise<TradingWritten> {
+  const ledgerRef = (r: TradingWrites['ledger'][number]['reference']) => (typeof r === 'string' ? r : null);
+  const result = await db.raw<{ rows: Array<ChangedOrderRow & { q_kind: string; q_removed: string | null; q_meta: { trades: string[] | null; fills: Array<[string, string, string]> | null; figures: Array<[string, string, string, string | null]> | null } | null }> }>(
+    PERSIST_CHANGES,
     [
       JSON.stringify(w.orders),
       w.makerFills.map((f) => f.id),

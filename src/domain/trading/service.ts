@@ -522,7 +522,7 @@ export class TradingService implements Trading, MarketSettlement {
     let notification: string | null = null;
     const result = await inTransaction(this.db, async (tx) => {
       // plansSetByWork: the work's first statement does it (repo.beginPlacements), one round trip fewer.
-      if (!options.plansSetByWork) await repo.useGenericPlans(tx);
+      if (!options.plansSetByWork) await repo.useTradingPlans(tx);
       const value = await work(tx, outbox);
       notification = await feedRepo.appendFeedRecords(tx, outbox);
       return value;
