@@ -59,6 +59,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const pools = createPools(databaseUrl);
   const { db } = pools;
   let feedStarted: Services['feed'] | undefined;
+  let accountsStarted: Services['accounts'] | undefined;
   try {
     const applied = await migrateLatest(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
@@ -67,10 +68,12 @@ export async function startService(config: Config, logger: Logger, options: Serv
     const services = createServices(pools, config, document, {
       asyncapi,
       feed: options.feed,
-      onFeedError: (error, context) => logger.error({ err: error }, `${context} failed`),
+      onBackgroundError: (error, context) => logger.error({ err: error }, `${context} failed`),
     });
     if (config.seed === 'demo' && (await seedDemo(db, services.accounts))) logger.info('demo catalogue and accounts seeded');
     if (config.admin) await services.accounts.ensureAdmin(config.admin.email, config.admin.password);
+    await services.accounts.start(databaseUrl);
+    accountsStarted = services.accounts;
     // The feed listens before the first client can connect, so that no record committed after it is missed.
     await services.feed.start(databaseUrl);
     feedStarted = services.feed;
@@ -126,6 +129,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         await services.trading.flushRollups().catch((error: unknown) => logger.error({ err: error }, 'event rollup refresh failed'));
         await services.trading.flushFeedNotifications();
         await services.feed.stop();
+        await services.accounts.stop();
         await destroyPools(pools);
         await embedded?.stop();
       })();
@@ -134,6 +138,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     return { server, url, db, pools, services, realtime, stop };
   } catch (error) {
     await feedStarted?.stop();
+    await accountsStarted?.stop();
     await destroyPools(pools);
     await embedded?.stop();
     throw error;

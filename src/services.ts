@@ -45,19 +45,23 @@ export interface Services {
   asyncapi: object;
 }
 
-/** Optional parts of createServices: the AsyncAPI document, the feed's settings and where it reports errors. */
+/** Optional parts of createServices: the AsyncAPI document, the feed's settings, and where work off the request path reports errors. */
 export interface ServiceExtras {
   asyncapi?: object;
   feed?: FeedOptions;
-  onFeedError?: (error: unknown, context: string) => void;
+  onBackgroundError?: (error: unknown, context: string) => void;
 }
 
 /** Each search reads through its own pool (src/server.ts), the rest of the service through `db`. */
 export function createServices(pools: Pools, config: Config, document: object, extras: ServiceExtras = {}): Services {
   const { db, publicSearchDb, catalogueSearchDb } = pools;
-  const onFeedError = extras.onFeedError;
-  const trading = new TradingService(db, onFeedError ? { onFeedNotifyError: (error) => onFeedError(error, 'feed notification') } : {});
-  const accounts = new AccountService(db, { startingBalance: config.startingBalance, tokenTtlSecs: config.tokenTtlSecs });
+  const onError = extras.onBackgroundError;
+  const trading = new TradingService(db, onError ? { onFeedNotifyError: (error) => onError(error, 'feed notification') } : {});
+  const accounts = new AccountService(
+    db,
+    { startingBalance: config.startingBalance, tokenTtlSecs: config.tokenTtlSecs },
+    onError && ((error) => onError(error, 'session listener')),
+  );
   return {
     accounts,
     system: new SystemService(db),
@@ -76,7 +80,7 @@ export function createServices(pools: Pools, config: Config, document: object, e
     compatTags: new CompatTagService(db),
     publicSearch: new PublicSearchService(publicSearchDb),
     document,
-    feed: new FeedService(db, accounts, extras.onFeedError, extras.feed),
+    feed: new FeedService(db, accounts, onError, extras.feed),
     asyncapi: extras.asyncapi ?? {},
   };
 }

@@ -11,6 +11,8 @@ export interface ListenerHandlers {
   notify(payload: string): void;
   /** After every (re)connection and LISTEN. */
   connected(): Promise<void>;
+  /** When the connection is lost (notifications may be missed until `connected` is called again). */
+  lost?(): void;
   error(error: unknown): void;
 }
 
@@ -26,6 +28,8 @@ export class Listener implements SqlClient {
     private readonly connectionString: string,
     private readonly channel: string,
     private readonly handlers: ListenerHandlers,
+    /** How the connection shows in pg_stat_activity. */
+    private readonly applicationName: string,
   ) {}
 
   /** Connects and LISTENs; rejects when the first connection fails. */
@@ -39,7 +43,7 @@ export class Listener implements SqlClient {
 
   async query<R extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }> {
     const client = this.#client;
-    if (!client) throw new Error('the feed listener is not connected');
+    if (!client) throw new Error(`the listener of ${this.channel} is not connected`);
     const result = await client.query(text, values);
     return { rows: result.rows as R[] };
   }
@@ -53,7 +57,7 @@ export class Listener implements SqlClient {
   }
 
   async #connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: 'dots-feed-listener' });
+    const client = new pg.Client({ connectionString: this.connectionString, application_name: this.applicationName });
     client.on('notification', (message) => {
       if (message.channel === this.channel && message.payload) this.handlers.notify(message.payload);
     });
@@ -62,6 +66,7 @@ export class Listener implements SqlClient {
       this.#client = undefined;
       client.removeAllListeners('notification');
       client.end().catch(() => undefined);
+      this.handlers.lost?.();
       if (error) this.handlers.error(error);
       this.#schedule();
     };
@@ -88,6 +93,7 @@ export class Listener implements SqlClient {
       // Not caught up: start over with a new connection (the first start fails instead).
       if (this.#client === client) {
         this.#client = undefined;
+        this.handlers.lost?.();
         client.removeAllListeners('notification');
         await client.end().catch(() => undefined);
       }

@@ -102,8 +102,9 @@ export class TestService extends ApiClient {
     super(service.url);
   }
 
-  static async start(env: Record<string, string> = {}): Promise<TestService> {
-    const databaseUrl = await createTestDatabase();
+  /** On a fresh database, or on `databaseUrl` (another process of the same service). */
+  static async start(env: Record<string, string> = {}, databaseUrl?: string): Promise<TestService> {
+    databaseUrl ??= await createTestDatabase();
     const config: Config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, SEED: 'none', ...env });
     const service = await startService(config, createLogger(config.logLevel));
     return new TestService(service, databaseUrl);

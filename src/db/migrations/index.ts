@@ -13,6 +13,7 @@ import * as m0011 from './0011_feed_append_without_notify.js';
 import * as m0012 from './0012_placement_begin.js';
 import * as m0013 from './0013_feed_records_of_many_writes.js';
 import * as m0014 from './0014_placements_begin.js';
+import * as m0015 from './0015_session_change_notifications.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -33,4 +34,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0012_placement_begin', migration: m0012 },
   { name: '0013_feed_records_of_many_writes', migration: m0013 },
   { name: '0014_placements_begin', migration: m0014 },
+  { name: '0015_session_change_notifications', migration: m0015 },
 ];

@@ -44,17 +44,20 @@ export async function insertSession(db: Queryable, session: { userId: string; to
   await db('sessions').insert({ user_id: session.userId, token_hash: session.tokenHash, expires_at: session.expiresAt });
 }
 
+const USER_COLUMNS = ['id', 'email', 'username', 'name', 'password_hash', 'role', 'created_at', 'updated_at'] as const;
+
 /**
- * The user of a session that is neither revoked nor expired. Every authenticated request runs it: a named
- * statement, so that it is planned once per connection rather than per request.
+ * The user of a session that is neither revoked nor expired, and when the session expires. Every
+ * authenticated request the session cache cannot answer runs it: a named statement, so that it is planned
+ * once per connection rather than per request (hence the explicit column list).
  */
-export async function findUserBySessionToken(db: Queryable, tokenHash: Buffer): Promise<UserRow | undefined> {
-  return db<UserRow>('sessions')
+export async function findSessionUser(db: Queryable, tokenHash: Buffer): Promise<(UserRow & { session_expires_at: Date }) | undefined> {
+  return db<UserRow & { session_expires_at: Date }>('sessions')
     .join('users', 'users.id', 'sessions.user_id')
     .where('sessions.token_hash', tokenHash)
     .whereNull('sessions.revoked_at')
     .where('sessions.expires_at', '>', db.fn.now())
-    .first('users.*')
+    .first(...USER_COLUMNS.map((column) => `users.${column}`), 'sessions.expires_at as session_expires_at')
     .options({ name: 'dots_find_session_user' });
 }
 

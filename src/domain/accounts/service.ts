@@ -1,9 +1,11 @@
 import { inTransaction, type Db } from '../../db/knex.js';
+import { Listener } from '../../db/listener.js';
 import * as accounts from '../../db/repositories/accounts.js';
 import type { Role, UserRow } from '../../db/rows.js';
 import { conflict, unauthorized } from '../errors.js';
 import { decodeCursor, encodeCursor, splitPage } from '../pagination/cursor.js';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
+import { SessionCache } from './session-cache.js';
 import { generateToken, hashToken } from './tokens.js';
 
 export interface Account {
@@ -25,6 +27,15 @@ export interface AccountSettings {
   tokenTtlSecs: number;
 }
 
+/** The channel of session and account changes (migration 0015). */
+const SESSION_CHANNEL = 'dots_sessions';
+/**
+ * How long a looked-up session is trusted without asking the database again. Changes reach the cache by
+ * notification (SessionCache), so this only bounds how long an entry lives.
+ */
+const SESSION_CACHE_TTL_MS = 60_000;
+const SESSION_CACHE_MAX_ENTRIES = 100_000;
+
 const toAccount = (row: UserRow): Account => ({
   id: row.id,
   email: row.email,
@@ -36,12 +47,41 @@ const toAccount = (row: UserRow): Account => ({
 const UNIQUE_VIOLATION = '23505';
 const WRONG_CREDENTIALS = 'email or password is incorrect';
 
-/** Accounts, passwords and session tokens. */
+/**
+ * Accounts, passwords and session tokens. Once started (`start`), sessions looked up are kept in memory
+ * (SessionCache) and forgotten when the database announces a change to them, in any process.
+ */
 export class AccountService {
+  readonly #sessions = new SessionCache<Account>({ ttlMs: SESSION_CACHE_TTL_MS, maxEntries: SESSION_CACHE_MAX_ENTRIES });
+  #listener: Listener | undefined;
+
   constructor(
     private readonly db: Db,
     private readonly settings: AccountSettings,
+    private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
+
+  /** LISTENs for session changes on a dedicated connection; the session cache serves while it is connected. */
+  async start(connectionString: string): Promise<void> {
+    const listener = new Listener(
+      connectionString,
+      SESSION_CHANNEL,
+      {
+        notify: (payload) => this.#sessions.changed(payload),
+        connected: async () => this.#sessions.open(),
+        lost: () => this.#sessions.close(),
+        error: (error) => this.onError(error),
+      },
+      'dots-session-listener',
+    );
+    await listener.start();
+    this.#listener = listener;
+  }
+
+  async stop(): Promise<void> {
+    this.#sessions.close();
+    await this.#listener?.stop();
+  }
 
   async register(input: { email: string; password: string; name?: string; username?: string }): Promise<{ token: string; account: Account }> {
     const username = input.username ?? (await this.freeUsernameFrom(input.email));
@@ -74,12 +114,24 @@ export class AccountService {
 
   /** The account of a live token, or undefined for an unknown, expired or revoked one. */
   async authenticate(token: string): Promise<Account | undefined> {
-    const user = await accounts.findUserBySessionToken(this.db, hashToken(token));
-    return user ? toAccount(user) : undefined;
+    const tokenHash = hashToken(token);
+    const key = tokenHash.toString('hex');
+    const cached = this.#sessions.get(key, Date.now());
+    if (cached) return cached;
+    const generation = this.#sessions.generation;
+    const user = await accounts.findSessionUser(this.db, tokenHash);
+    if (!user) return undefined;
+    const account = toAccount(user);
+    this.#sessions.store(key, { account, userId: user.id, expiresAt: user.session_expires_at }, generation, Date.now());
+    return account;
   }
 
   async logout(token: string): Promise<void> {
-    if (!(await accounts.revokeSession(this.db, hashToken(token)))) throw unauthorized();
+    const tokenHash = hashToken(token);
+    const revoked = await accounts.revokeSession(this.db, tokenHash);
+    // At once here; every process (this one included) also hears of it from the database.
+    this.#sessions.changed(`token:${tokenHash.toString('hex')}`);
+    if (!revoked) throw unauthorized();
   }
 
   /** Makes sure the operator's account exists with this password and role ADMIN (run at start). */

@@ -54,7 +54,7 @@ export class FeedService {
       notify: (payload) => relay.notified(payload),
       connected: (): Promise<void> => relay.resync(),
       error: (error) => this.onError(error, 'feed listener'),
-    });
+    }, 'dots-feed-listener');
     const relay: FeedRelay = new FeedRelay(
       { sequences: (): Promise<Array<[string, number]>> => repo.feedSequences(listener), read: (after, limit) => repo.readFeedEvents(listener, after, limit) },
       {
