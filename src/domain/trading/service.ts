@@ -579,6 +579,10 @@ export class TradingService implements Trading, MarketSettlement {
         lastNoPrice: m.lastYesPrice === undefined ? undefined : formatTicks(TICKS_PER_DOT - m.lastYesPrice),
       });
     }
+    // In a caller's transaction (no outbox: settlement, an order session's expiry) the write statement is
+    // planned under the trading plan settings all the same: its plan stays with the connection, and trading
+    // transactions reuse it. They then hold for the rest of that transaction (its statements are keyed too).
+    if (!outbox) await repo.useTradingPlans(tx);
     // Every write in one statement (repo.persistChanges).
     const written = await repo.persistChanges(tx, {
       orders: placements?.orders ?? [],
