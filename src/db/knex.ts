@@ -19,8 +19,9 @@ const SESSION_SETTINGS = { max_parallel_workers_per_gather: '0' };
 const GENERIC_PLANS = { plan_cache_mode: 'force_generic_plan' };
 /**
  * On a pool made with `indexScansOnly`, sequential scans are a last resort: for statements whose every read
- * is meant to be an index scan, where the planner's fixed estimates (the trigram operators') would otherwise
- * pick a scan of every row when nothing matches.
+ * is meant to be an index scan, where the planner would otherwise pick a scan of every row: from its fixed
+ * estimates (the trigram operators') when nothing matches, or for a generic plan made while the tables were
+ * small (a new catalogue), which the connection then keeps as they grow.
  */
 const INDEX_SCANS_ONLY = { enable_seqscan: 'off' };
 

@@ -16,7 +16,7 @@ export const POOL_MAX = 10;
 /** The service's connection pools: the main one, that of named statements, and the searches' (SEARCH_POOL_MAX each). */
 export interface Pools {
   db: Db;
-  /** Named statements of fixed text, each planned once per connection without its values: see plannedOnce. */
+  /** Named statements of fixed text, each planned once per connection without its values (sequential scans off): see plannedOnce. */
   plannedDb: Db;
   /** `/public-search`: generic plans. */
   publicSearchDb: Db;
@@ -26,7 +26,7 @@ export interface Pools {
 
 const POOLS: { readonly [Pool in keyof Pools]: { max: number; options: PoolOptions } } = {
   db: { max: POOL_MAX, options: {} },
-  plannedDb: { max: POOL_MAX, options: { genericPlans: true } },
+  plannedDb: { max: POOL_MAX, options: { genericPlans: true, indexScansOnly: true } },
   publicSearchDb: { max: SEARCH_POOL_MAX, options: { genericPlans: true } },
   catalogueSearchDb: { max: SEARCH_POOL_MAX, options: { genericPlans: true, indexScansOnly: true } },
 };

@@ -66,9 +66,11 @@ function defaultPages(): string[] {
   return paths;
 }
 
+/** Text of each named statement the default pages ran (filled by the first test). */
+const textOf = new Map<string, string>();
+
 describe('named statements of the catalogue lists', () => {
   it('run the default pages on the pool of generic plans, one text per name across every shape and page', async () => {
-    const textOf = new Map<string, string>();
     const check = (path: string, ran: Statement[]) => {
       const reads = ran.filter(isCatalogueRead);
       expect(reads.length, path).toBeGreaterThan(0);
@@ -94,6 +96,15 @@ describe('named statements of the catalogue lists', () => {
     expect(textOf.size).toBeGreaterThan(100);
   });
 
+  it('are planned with index scans only, though planned once on tables still small', async () => {
+    expect(textOf.size).toBeGreaterThan(100);
+    const planned = api.service.pools.plannedDb;
+    for (const sql of textOf.values()) {
+      const plan = (await planned.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(`explain (generic_plan) ${sql}`)).rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(plan, sql).not.toMatch(/Seq Scan on (events|markets)\b/);
+    }
+  });
+
   it('plan filtered pages for their values on the main pool', async () => {
     const tag = await api.db('tags').first();
     for (const path of [
@@ -109,9 +120,10 @@ describe('named statements of the catalogue lists', () => {
     }
   });
 
-  it('the pool of generic plans plans without values; the main pool for them', async () => {
-    const mode = async (db: typeof api.db) => (await db.raw(`select current_setting('plan_cache_mode') as mode`)).rows[0].mode;
-    expect(await mode(api.service.pools.plannedDb)).toBe('force_generic_plan');
-    expect(await mode(api.db)).toBe('auto');
+  it('the pool of generic plans plans without values and without sequential scans; the main pool for them, with', async () => {
+    const settings = async (db: typeof api.db) =>
+      (await db.raw(`select current_setting('plan_cache_mode') as mode, current_setting('enable_seqscan') as seqscan`)).rows[0];
+    expect(await settings(api.service.pools.plannedDb)).toEqual({ mode: 'force_generic_plan', seqscan: 'off' });
+    expect(await settings(api.db)).toEqual({ mode: 'auto', seqscan: 'on' });
   });
 });
