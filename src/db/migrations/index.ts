@@ -14,6 +14,7 @@ import * as m0012 from './0012_placement_begin.js';
 import * as m0013 from './0013_feed_records_of_many_writes.js';
 import * as m0014 from './0014_placements_begin.js';
 import * as m0015 from './0015_session_change_notifications.js';
+import * as m0016 from './0016_drop_feed_append.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -35,4 +36,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0013_feed_records_of_many_writes', migration: m0013 },
   { name: '0014_placements_begin', migration: m0014 },
   { name: '0015_session_change_notifications', migration: m0015 },
+  { name: '0016_drop_feed_append', migration: m0016 },
 ];

@@ -10,8 +10,7 @@ import { bookLevels } from './trading.js';
 /**
  * The NOTIFY channel. The payload lists the records a transaction wrote, `market_id:seq:accounts` joined by
  * commas, `accounts` being the ids of the accounts with a fill or an order change in the record joined by
- * `|` (or `*`: any); a payload of just `*` means "too many to list: look at every market". (Named in
- * feed_append too.)
+ * `|` (or `*`: any); a payload of just `*` means "too many to list: look at every market".
  */
 export const FEED_CHANNEL = 'dots_feed';
 
@@ -22,24 +21,12 @@ export interface SqlClient {
 
 /**
  * Writes one record per entry inside the caller's trading transaction (which holds the row locks of these
- * markets), by one call of feed_append (migration 0010): each market's sequence is incremented, the record
- * stores the events as the service built them, and pg_notify tells every listener at commit (nothing is
- * sent if the transaction rolls back). Kept small on purpose: it runs while the markets are locked.
- */
-export async function appendFeedEvents(db: Queryable, entries: ReadonlyArray<{ marketId: string; events: FeedEvents; accounts: readonly string[] | '*' }>): Promise<void> {
-  if (entries.length === 0) return;
-  await db.raw('select feed_append(?::bigint[], ?::text[], ?::text[])', [
-    entries.map((e) => e.marketId),
-    entries.map((e) => JSON.stringify(e.events)),
-    entries.map((e) => (e.accounts === '*' ? '*' : e.accounts.join('|'))),
-  ]).options({ name: 'dots_feed_append' });
-}
-
-/**
- * As appendFeedEvents, without the NOTIFY (feed_append_records, migration 0011): returns the notification
- * items (`market_id:seq:accounts,...`, null when nothing was written) for the caller to send with a
- * FeedNotifier once the transaction has committed. A transaction that NOTIFYs commits under a global lock,
- * so trading transactions that did would commit one at a time.
+ * markets), by one call of feed_append_records (migrations 0011, 0013): each market's sequence is
+ * incremented (several entries of one market are numbered in order) and the record stores the events as the
+ * service built them. Returns the notification items (`market_id:seq:accounts,...`, null when nothing was
+ * written) for the caller to send with a FeedNotifier once the transaction has committed: the transaction
+ * does not NOTIFY itself, since one that does commits under a global lock (trading transactions would commit
+ * one at a time). Kept small on purpose: it runs while the markets are locked.
  */
 export async function appendFeedRecords(db: Queryable, entries: ReadonlyArray<{ marketId: string; events: FeedEvents; accounts: readonly string[] | '*' }>): Promise<string | null> {
   if (entries.length === 0) return null;

@@ -2,6 +2,7 @@ import { inTransaction, type Db, type Queryable } from '../../db/knex.js';
 import * as admin from '../../db/repositories/catalogue-admin.js';
 import * as catalogue from '../../db/repositories/catalogue.js';
 import type { EventView, MarketResult, MarketView, SeriesView, TagView } from '../../db/rows.js';
+import { NOTHING_AFTER_COMMIT, type AfterCommit } from '../after-commit.js';
 import { conflict, invalid, notFound } from '../errors.js';
 
 const UNIQUE_VIOLATION = '23505';
@@ -21,11 +22,17 @@ const titleCase = (slug: string) => slug.split('-').map((w) => w.charAt(0).toUpp
  * Trading plugs in here; the catalogue only changes statuses.
  */
 export interface MarketSettlement {
-  onMarketClosed(tx: Queryable, marketId: string): Promise<void>;
-  onMarketResolved(tx: Queryable, marketId: string, result: MarketResult): Promise<void>;
+  onMarketClosed(tx: Queryable, marketId: string): Promise<AfterCommit>;
+  onMarketResolved(tx: Queryable, marketId: string, result: MarketResult): Promise<AfterCommit>;
+  /** Called once the transaction given to onMarketClosed or onMarketResolved has committed. */
+  committed(afterCommit: AfterCommit): Promise<void>;
 }
 
-const NO_SETTLEMENT: MarketSettlement = { onMarketClosed: async () => {}, onMarketResolved: async () => {} };
+const NO_SETTLEMENT: MarketSettlement = {
+  onMarketClosed: async () => NOTHING_AFTER_COMMIT,
+  onMarketResolved: async () => NOTHING_AFTER_COMMIT,
+  committed: async () => {},
+};
 
 /** Catalogue administration: tags, series, events and markets, closing and resolving markets. */
 export class CatalogueAdminService {
@@ -112,18 +119,20 @@ export class CatalogueAdminService {
   }
 
   async closeMarket(ticker: string): Promise<MarketView> {
-    await inTransaction(this.db, async (tx) => {
+    const afterCommit = await inTransaction(this.db, async (tx) => {
       const market = await this.lockMarket(tx, ticker);
       if (market.status !== 'ACTIVE') throw conflict(`market '${ticker}' is ${market.status}, not ACTIVE`);
       await admin.closeMarket(tx, market.id);
-      await this.settlement.onMarketClosed(tx, market.id);
+      const settled = await this.settlement.onMarketClosed(tx, market.id);
       await admin.refreshEvent(tx, market.event_id);
+      return settled;
     });
+    await this.settlement.committed(afterCommit);
     return (await catalogue.findMarketView(this.db, { ticker }))!;
   }
 
   async resolveMarket(ticker: string, result: MarketResult): Promise<MarketView> {
-    await inTransaction(this.db, async (tx) => {
+    const afterCommit = await inTransaction(this.db, async (tx) => {
       const market = await this.lockMarket(tx, ticker);
       if (market.status === 'RESOLVED') throw conflict(`market '${ticker}' is already resolved`);
       const event = (await admin.lockEventById(tx, market.event_id))!;
@@ -131,9 +140,11 @@ export class CatalogueAdminService {
         throw conflict(`event '${event.ticker}' is mutually exclusive and another market already resolved yes`);
       }
       await admin.resolveMarket(tx, market.id, result);
-      await this.settlement.onMarketResolved(tx, market.id, result);
+      const settled = await this.settlement.onMarketResolved(tx, market.id, result);
       await admin.refreshEvent(tx, event.id);
+      return settled;
     });
+    await this.settlement.committed(afterCommit);
     return (await catalogue.findMarketView(this.db, { ticker }))!;
   }
 

@@ -17,10 +17,10 @@ export interface FeedOptions {
 }
 
 /**
- * The real-time feed of one process: trading transactions write outbox records (repo.appendFeedEvents,
- * called by TradingService) and NOTIFY at commit; this process's listener reads them in order per market
- * (FeedRelay) and fans them out to the subscriptions of its connections (FeedHub). Old records are pruned
- * here too (any process may prune; deleting twice is harmless).
+ * The real-time feed of one process: trading transactions write outbox records (repo.appendFeedRecords,
+ * called by TradingService), which the process that committed them NOTIFYs (repo.FeedNotifier); every
+ * process's listener reads them in order per market (FeedRelay) and fans them out to the subscriptions of its
+ * connections (FeedHub). Old records are pruned here too (any process may prune; deleting twice is harmless).
  */
 export class FeedService {
   readonly hub: FeedHub;

@@ -6,6 +6,7 @@ import { orderIdOf } from '../trading/input.js';
 import { formatMicroDots, parseScaled } from '../trading/money.js';
 import { isScoring, type BookTop } from './scoring.js';
 import type { AccountOrderCanceller, HeartbeatView, ScoringStatusView, SessionStatusView } from './types.js';
+import { NOTHING_AFTER_COMMIT, type AfterCommit } from '../after-commit.js';
 
 export interface OrderSessionOptions {
   /** ORDER_HEARTBEAT_TIMEOUT_SECS: a session expires this long after its last heartbeat. */
@@ -66,7 +67,7 @@ export class OrderSessionService {
     const id = wanted === undefined ? undefined : orderIdOf(wanted)!;
 
     for (let attempt = 1; ; attempt += 1) {
-      const touched: string[] = [];
+      let afterCommit = NOTHING_AFTER_COMMIT;
       let outcome: HeartbeatOutcome;
       try {
         outcome = await inTransaction(this.db, async (tx) => {
@@ -74,7 +75,7 @@ export class OrderSessionService {
           let open = await repo.lockOpenSession(tx, accountId);
           if (open && !isOpenAndAhead(open, now)) {
             const wasNamed = open.id === id;
-            touched.push(...(await this.expireLocked(tx, open)));
+            afterCommit = await this.expireLocked(tx, open);
             open = undefined;
             if (wasNamed) return { kind: 'expired' };
           }
@@ -90,7 +91,7 @@ export class OrderSessionService {
         if (code === UNIQUE_VIOLATION && constraint === OPEN_SESSION_INDEX && attempt < START_ATTEMPTS) continue;
         throw error;
       }
-      await this.trading.refreshMarketRollups(touched);
+      await this.trading.committed(afterCommit);
       if (outcome.kind === 'expired') {
         throw conflict(`heartbeat_id '${clip(wanted)}' names an expired order session: its resting orders were cancelled; send an empty heartbeat_id to start a new session`);
       }
@@ -106,14 +107,14 @@ export class OrderSessionService {
   async expireSessions(): Promise<number> {
     let expired = 0;
     for (;;) {
-      const touched = await inTransaction(this.db, async (tx) => {
+      const afterCommit = await inTransaction(this.db, async (tx) => {
         const now = this.now();
         const session = await repo.lockNextExpiredSession(tx, now);
         return session ? this.expireLocked(tx, session) : undefined;
       });
-      if (touched === undefined) return expired;
+      if (afterCommit === undefined) return expired;
       expired += 1;
-      await this.trading.refreshMarketRollups(touched);
+      await this.trading.committed(afterCommit);
     }
   }
 
@@ -193,23 +194,23 @@ export class OrderSessionService {
 
   /** Expires the account's open session if it is past its expiry (re-checked under its lock). */
   private async expireDue(accountId: string): Promise<void> {
-    const touched = await inTransaction(this.db, async (tx) => {
+    const afterCommit = await inTransaction(this.db, async (tx) => {
       const now = this.now();
       const open = await repo.lockOpenSession(tx, accountId);
-      return open && !isOpenAndAhead(open, now) ? this.expireLocked(tx, open) : [];
+      return open && !isOpenAndAhead(open, now) ? this.expireLocked(tx, open) : NOTHING_AFTER_COMMIT;
     });
-    await this.trading.refreshMarketRollups(touched);
+    await this.trading.committed(afterCommit);
   }
 
   /**
    * Cancels the resting orders of a locked open session's account and marks the session expired, in the
-   * caller's transaction. Returns the markets whose orders changed (their rollups follow after commit).
+   * caller's transaction. Returns what to hand to the trading service once that transaction committed.
    */
-  private async expireLocked(tx: Queryable, session: repo.OrderSessionRow): Promise<string[]> {
-    const { cancelled, marketIds } = await this.trading.cancelLiveOrdersInTransaction(tx, session.account_id, 'heartbeat');
+  private async expireLocked(tx: Queryable, session: repo.OrderSessionRow): Promise<AfterCommit> {
+    const { cancelled, afterCommit } = await this.trading.cancelLiveOrdersInTransaction(tx, session.account_id, 'heartbeat');
     // When the cancel was done (it commits with this row, so nothing of it is visible earlier).
     await repo.markSessionCancelled(tx, session.id, this.now(), cancelled);
-    return marketIds;
+    return afterCommit;
   }
 }
 

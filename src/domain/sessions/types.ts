@@ -3,6 +3,7 @@
  * of order scoring (2.4 and the scoring checks of 4.1): snake_case, `Z` timestamps, decimal strings.
  */
 import type { Queryable } from '../../db/knex.js';
+import type { AfterCommit } from '../after-commit.js';
 
 /** Specification 2.3. */
 export interface HeartbeatView {
@@ -45,9 +46,9 @@ export interface ScoringStatusView {
 
 /**
  * The part of the trading service order sessions need: cancelling an account's live orders inside the
- * session's transaction, through the normal cancel path, and refreshing rollups once it committed.
+ * session's transaction, through the normal cancel path, and what follows once that transaction committed.
  */
 export interface AccountOrderCanceller {
-  cancelLiveOrdersInTransaction(tx: Queryable, accountId: string, reason: 'heartbeat'): Promise<{ cancelled: number; marketIds: string[] }>;
-  refreshMarketRollups(marketIds: string[]): Promise<void>;
+  cancelLiveOrdersInTransaction(tx: Queryable, accountId: string, reason: 'heartbeat'): Promise<{ cancelled: number; afterCommit: AfterCommit }>;
+  committed(afterCommit: AfterCommit): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { inTransaction, type Db, type Queryable } from '../../db/knex.js';
 import * as feedRepo from '../../db/repositories/feed.js';
 import * as repo from '../../db/repositories/trading.js';
 import type { MarketResult } from '../../db/rows.js';
+import type { AfterCommit } from '../after-commit.js';
 import type { MarketSettlement } from '../catalogue/admin.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { outboxEntries, type BookRemoval, type OutboxEntry, type PlacedOrder } from '../feed/outbox.js';
@@ -308,22 +309,31 @@ export class TradingService implements Trading, MarketSettlement {
    * The caller may already hold rows it locks before any market (an order session's row); from here the
    * usual order holds: the markets of the account's live orders in id order, then the balances. An order
    * placed meanwhile in a market not locked here stays live (it was placed after this cancel). Returns how
-   * many were cancelled and the markets touched: pass them to refreshMarketRollups once `tx` has committed.
+   * many were cancelled, and what to pass to `committed` once `tx` has committed.
    */
-  async cancelLiveOrdersInTransaction(tx: Queryable, accountId: string, reason: CancelReason): Promise<{ cancelled: number; marketIds: string[] }> {
-    const marketIds = [...new Set((await repo.findLiveOrdersOfAccount(tx, accountId)).map((o) => String(o.market_id)))];
-    await repo.lockMarketsById(tx, marketIds);
-    const locked = new Set(marketIds);
-    const live = (await repo.findLiveOrdersOfAccount(tx, accountId)).filter((o) => locked.has(String(o.market_id)));
-    const changes = new Changeset();
-    for (const row of live) changes.cancelResting(liveOrderOf(row), reason);
-    await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()));
-    return { cancelled: live.length, marketIds };
+  async cancelLiveOrdersInTransaction(tx: Queryable, accountId: string, reason: CancelReason): Promise<{ cancelled: number; afterCommit: AfterCommit }> {
+    let cancelled = 0;
+    const afterCommit = await this.inCallersTransaction(tx, async (outbox) => {
+      const marketIds = [...new Set((await repo.findLiveOrdersOfAccount(tx, accountId)).map((o) => String(o.market_id)))];
+      await repo.lockMarketsById(tx, marketIds);
+      const locked = new Set(marketIds);
+      const live = (await repo.findLiveOrdersOfAccount(tx, accountId)).filter((o) => locked.has(String(o.market_id)));
+      const changes = new Changeset();
+      for (const row of live) changes.cancelResting(liveOrderOf(row), reason);
+      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()), undefined, outbox);
+      cancelled = live.length;
+      return marketIds;
+    });
+    return { cancelled, afterCommit };
   }
 
-  /** Event rollups of markets whose orders a committed transaction changed (after cancelLiveOrdersInTransaction). */
-  async refreshMarketRollups(marketIds: string[]): Promise<void> {
-    await this.refreshRollups(marketIds);
+  /**
+   * Once the caller's transaction has committed: what this service's work in it left to do (the feed's
+   * notification, the event rollups of the markets it changed).
+   */
+  async committed(afterCommit: AfterCommit): Promise<void> {
+    this.notifier.notify(afterCommit.notification);
+    await this.refreshRollups([...afterCommit.marketIds]);
   }
 
   async decreaseOrder(accountId: string, orderId: string, count: string): Promise<void> {
@@ -466,46 +476,52 @@ export class TradingService implements Trading, MarketSettlement {
 
   // --- settlement (inside the catalogue's close / resolve transaction, which holds the market's row)
 
-  async onMarketClosed(tx: Queryable, marketId: string): Promise<void> {
-    const live = await repo.findLiveOrdersOfMarket(tx, marketId);
-    const changes = new Changeset();
-    for (const row of live) changes.cancelResting(liveOrderOf(row), 'market_closed');
-    await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()));
+  async onMarketClosed(tx: Queryable, marketId: string): Promise<AfterCommit> {
+    return this.inCallersTransaction(tx, async (outbox) => {
+      const live = await repo.findLiveOrdersOfMarket(tx, marketId);
+      const changes = new Changeset();
+      for (const row of live) changes.cancelResting(liveOrderOf(row), 'market_closed');
+      await this.persist(tx, changes, await this.lockBalances(tx, changes.accounts()), undefined, outbox);
+      return [marketId];
+    });
   }
 
-  async onMarketResolved(tx: Queryable, marketId: string, result: MarketResult): Promise<void> {
-    const live = await repo.findLiveOrdersOfMarket(tx, marketId);
-    const holdings = await repo.findHoldingsOfMarket(tx, marketId);
-    const changes = new Changeset();
-    for (const row of live) changes.cancelResting(liveOrderOf(row), 'market_resolved');
+  async onMarketResolved(tx: Queryable, marketId: string, result: MarketResult): Promise<AfterCommit> {
+    return this.inCallersTransaction(tx, async (outbox) => {
+      const live = await repo.findLiveOrdersOfMarket(tx, marketId);
+      const holdings = await repo.findHoldingsOfMarket(tx, marketId);
+      const changes = new Changeset();
+      for (const row of live) changes.cancelResting(liveOrderOf(row), 'market_resolved');
 
-    const perAccount = new Map<string, { yes: bigint; no: bigint }>();
-    for (const h of holdings) {
-      const entry = perAccount.get(h.account_id) ?? { yes: 0n, no: 0n };
-      entry[h.side] += lotsOf(h.shares);
-      perAccount.set(h.account_id, entry);
-    }
-    const balances = await this.lockBalances(tx, [...changes.accounts(), ...perAccount.keys()]);
-    const settlementIds = await repo.insertSettlements(
-      tx,
-      [...perAccount].map(([accountId, held]) => ({
-        account_id: accountId,
-        market_id: marketId,
-        result,
-        yes_count: formatLots(held.yes),
-        no_count: formatLots(held.no),
-        payout: formatMicroDots(payoutMicroDots(result, 'yes', held.yes) + payoutMicroDots(result, 'no', held.no)),
-      })),
-    );
-    let pairs = 0n;
-    for (const [accountId, held] of perAccount) {
-      changes.pay(accountId, marketId, payoutMicroDots(result, 'yes', held.yes) + payoutMicroDots(result, 'no', held.no), settlementIds.get(accountId)!);
-      if (held.yes > 0n) changes.removeShares(accountId, marketId, 'yes', held.yes);
-      if (held.no > 0n) changes.removeShares(accountId, marketId, 'no', held.no);
-      pairs += held.yes;
-    }
-    changes.market(marketId).openInterest -= pairs;
-    await this.persist(tx, changes, balances);
+      const perAccount = new Map<string, { yes: bigint; no: bigint }>();
+      for (const h of holdings) {
+        const entry = perAccount.get(h.account_id) ?? { yes: 0n, no: 0n };
+        entry[h.side] += lotsOf(h.shares);
+        perAccount.set(h.account_id, entry);
+      }
+      const balances = await this.lockBalances(tx, [...changes.accounts(), ...perAccount.keys()]);
+      const settlementIds = await repo.insertSettlements(
+        tx,
+        [...perAccount].map(([accountId, held]) => ({
+          account_id: accountId,
+          market_id: marketId,
+          result,
+          yes_count: formatLots(held.yes),
+          no_count: formatLots(held.no),
+          payout: formatMicroDots(payoutMicroDots(result, 'yes', held.yes) + payoutMicroDots(result, 'no', held.no)),
+        })),
+      );
+      let pairs = 0n;
+      for (const [accountId, held] of perAccount) {
+        changes.pay(accountId, marketId, payoutMicroDots(result, 'yes', held.yes) + payoutMicroDots(result, 'no', held.no), settlementIds.get(accountId)!);
+        if (held.yes > 0n) changes.removeShares(accountId, marketId, 'yes', held.yes);
+        if (held.no > 0n) changes.removeShares(accountId, marketId, 'no', held.no);
+        pairs += held.yes;
+      }
+      changes.market(marketId).openInterest -= pairs;
+      await this.persist(tx, changes, balances, undefined, outbox);
+      return [marketId];
+    });
   }
 
   // --- internals
@@ -531,6 +547,19 @@ export class TradingService implements Trading, MarketSettlement {
     return result;
   }
 
+  /**
+   * This service's work inside a caller's transaction (settlement, an order session's expiry), with the
+   * trading plan settings (which then hold for the rest of that transaction: its statements are keyed too)
+   * and the feed's records written at its end, as in transaction(). `work` returns the markets it changed;
+   * the caller passes the result to `committed` once it has committed.
+   */
+  private async inCallersTransaction(tx: Queryable, work: (outbox: FeedOutbox) => Promise<string[]>): Promise<AfterCommit> {
+    await repo.useTradingPlans(tx);
+    const outbox: FeedOutbox = [];
+    const marketIds = await work(outbox);
+    return { marketIds, notification: await feedRepo.appendFeedRecords(tx, outbox) };
+  }
+
   /** Resolves once the feed notifications of committed transactions have been sent (before closing the pool). */
   async flushFeedNotifications(): Promise<void> {
     await this.notifier.flush();
@@ -552,8 +581,8 @@ export class TradingService implements Trading, MarketSettlement {
     tx: Queryable,
     changes: Changeset,
     balances: Map<string, { cash: bigint; reserved: bigint }>,
-    placements?: Pick<PlacementWrite, 'orders' | 'resting'>,
-    outbox?: FeedOutbox,
+    placements: Pick<PlacementWrite, 'orders' | 'resting'> | undefined,
+    outbox: FeedOutbox,
   ): Promise<repo.ChangedOrderRow[]> {
     for (const [accountId, delta] of changes.balances) {
       const before = balances.get(accountId);
@@ -579,10 +608,6 @@ export class TradingService implements Trading, MarketSettlement {
         lastNoPrice: m.lastYesPrice === undefined ? undefined : formatTicks(TICKS_PER_DOT - m.lastYesPrice),
       });
     }
-    // In a caller's transaction (no outbox: settlement, an order session's expiry) the write statement is
-    // planned under the trading plan settings all the same: its plan stays with the connection, and trading
-    // transactions reuse it. They then hold for the rest of that transaction (its statements are keyed too).
-    if (!outbox) await repo.useTradingPlans(tx);
     // Every write in one statement (repo.persistChanges).
     const written = await repo.persistChanges(tx, {
       orders: placements?.orders ?? [],
@@ -640,11 +665,8 @@ export class TradingService implements Trading, MarketSettlement {
     const placed: PlacedOrder[] = written.placed.map((row) => ({ row, resting: placements!.resting.get(row.id)! }));
 
     // The real-time feed's outbox record of all this (built from what the writes above returned): written at
-    // the end of the transaction and notified by this process after its commit when the transaction is
-    // this service's own (`outbox`, see transaction()); else written now, and notified by its commit.
-    const entries = outboxEntries({ changes, tradeIds, fillIds, filled, cancelled, decreased, placed, figures });
-    if (outbox) outbox.push(...entries);
-    else await feedRepo.appendFeedEvents(tx, entries);
+    // the end of the transaction, and notified by this process once it has committed (see transaction()).
+    outbox.push(...outboxEntries({ changes, tradeIds, fillIds, filled, cancelled, decreased, placed, figures }));
     return written.placed;
   }
 
