@@ -7,7 +7,8 @@ import type { Knex } from 'knex';
  * service's transaction, included (src/domain/after-commit.ts).
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw('drop function feed_append(bigint[], text[], text[])');
+  // If exists: a database changed by hand may lack it already; nothing of the service calls it.
+  await knex.raw('drop function if exists feed_append(bigint[], text[], text[])');
 }
 
 /**
