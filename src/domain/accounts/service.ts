@@ -34,7 +34,8 @@ const SESSION_CHANNEL = 'dots_sessions';
  * notification (SessionCache), so this only bounds how long an entry lives.
  */
 const SESSION_CACHE_TTL_MS = 60_000;
-const SESSION_CACHE_MAX_ENTRIES = 100_000;
+/** Sessions kept at most (a few hundred bytes each); a session pushed out is looked up again when next used. */
+const SESSION_CACHE_MAX_ENTRIES = 20_000;
 
 const toAccount = (row: UserRow): Account => ({
   id: row.id,
