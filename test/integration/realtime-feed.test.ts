@@ -309,6 +309,18 @@ describe('channel orderbook_delta: the snapshot plus the deltas equal the REST o
 });
 
 describe('private channels fill and user_orders', () => {
+  it('carry the cancels of a market the catalogue closes, once its transaction has committed', async () => {
+    const ticker = await markets.create();
+    const owner = await api.register();
+    const feed = await connect(owner.token);
+    const [orders] = await feed.subscribe(['user_orders']);
+    const resting = await place(owner.token, { ticker, side: 'yes', count: '2', price: '0.35' });
+    expect((await api.post(`/api/admin/markets/${ticker}/close`, undefined, { token: admin })).status).toBe(200);
+    // Nothing else happens on this market afterwards: only the close's own notification can bring the cancel.
+    await feed.waitFor(() => feed.ofSid(orders).some((m) => m.msg.order_id === resting.order_id && m.msg.status === 'CANCELLED'), 'the close cancel', 5000);
+    expect(seqGaps(feed.ofSid(orders))).toEqual([]);
+  });
+
   it("carry every change of the caller's orders and fills, every kind of cancel included, and nothing of other accounts", async () => {
     const [m1, m2] = [await markets.create(), await markets.create()];
     const [a, b, c] = await Promise.all([api.register(), api.register(), api.register()]);
