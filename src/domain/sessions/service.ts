@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction, type Db, type Queryable } from '../../db/knex.js';
 import * as repo from '../../db/repositories/sessions.js';
+import { NOTHING_AFTER_COMMIT, type AfterCommit } from '../after-commit.js';
 import { conflict, invalid } from '../errors.js';
 import { orderIdOf } from '../trading/input.js';
 import { formatMicroDots, parseScaled } from '../trading/money.js';
 import { isScoring, type BookTop } from './scoring.js';
 import type { AccountOrderCanceller, HeartbeatView, ScoringStatusView, SessionStatusView } from './types.js';
-import { NOTHING_AFTER_COMMIT, type AfterCommit } from '../after-commit.js';
 
 export interface OrderSessionOptions {
   /** ORDER_HEARTBEAT_TIMEOUT_SECS: a session expires this long after its last heartbeat. */

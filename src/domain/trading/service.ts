@@ -333,7 +333,7 @@ export class TradingService implements Trading, MarketSettlement {
    */
   async committed(afterCommit: AfterCommit): Promise<void> {
     this.notifier.notify(afterCommit.notification);
-    await this.refreshRollups([...afterCommit.marketIds]);
+    await this.refreshRollups(afterCommit.marketIds);
   }
 
   async decreaseOrder(accountId: string, orderId: string, count: string): Promise<void> {
@@ -737,7 +737,7 @@ export class TradingService implements Trading, MarketSettlement {
    * however many changes there were. Idempotent, so it is safe with several processes (each refreshes
    * what it committed, after committing it) and a failed refresh is simply retried on the next flush.
    */
-  private refreshRollups(marketIds: string[]): Promise<void> {
+  private refreshRollups(marketIds: readonly string[]): Promise<void> {
     for (const id of marketIds) if (id !== '') this.dirtyMarkets.add(id);
     return Promise.resolve();
   }
