@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, FEE_SETTINGS, loadConfig } from './config.js';
 
@@ -8,6 +9,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       databaseUrl: undefined,
       dataDir: './.data',
+      embeddedPgDir: '/var/lib/dots-exchange',
       seed: 'demo',
       admin: undefined,
       startingBalance: '1000',
@@ -15,7 +17,19 @@ describe('loadConfig', () => {
       heartbeatTimeoutSecs: 15,
       heartbeatSweepIntervalSecs: 1,
       logLevel: 'info',
+      webConcurrency: 1,
     });
+  });
+
+  it('loads the demo data by default into the embedded database only', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.internal/dots' }).seed).toBe('none');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.internal/dots', SEED: 'demo' }).seed).toBe('demo');
+    expect(loadConfig({}).seed).toBe('demo');
+  });
+
+  it("takes WEB_CONCURRENCY=auto as the number of cores", () => {
+    expect(loadConfig({ WEB_CONCURRENCY: 'auto' }).webConcurrency).toBe(availableParallelism());
+    expect(loadConfig({ WEB_CONCURRENCY: '3' }).webConcurrency).toBe(3);
   });
 
   it.each(FEE_SETTINGS)('refuses a non-zero %s, naming it (fail-closed)', (name) => {
@@ -37,6 +51,13 @@ describe('loadConfig', () => {
     [{ ADMIN_EMAIL: 'a@b.c' }, 'ADMIN_EMAIL and ADMIN_PASSWORD must be set together'],
     [{ ADMIN_EMAIL: 'a@b.c', ADMIN_PASSWORD: 'short' }, 'ADMIN_PASSWORD must have at least 8 characters'],
     [{ ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS: '-1' }, 'ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS must be a whole number'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL must be a URL such as postgres://'],
+    [{ DATABASE_URL: 'mysql://db/dots' }, "DATABASE_URL must start with postgres:// or postgresql://, got 'mysql://'"],
+    [{ DATABASE_URL: 'postgres:///dots' }, 'DATABASE_URL names no host'],
+    [{ LOG_LEVEL: 'verbose' }, "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got 'verbose'"],
+    [{ WEB_CONCURRENCY: '0' }, "WEB_CONCURRENCY must be 'auto' or a whole number from 1 to 64"],
+    [{ WEB_CONCURRENCY: 'many' }, "WEB_CONCURRENCY must be 'auto' or a whole number from 1 to 64"],
+    [{ EMBEDDED_PG_DIR: 'relative/dir' }, "EMBEDDED_PG_DIR must be an absolute path, got 'relative/dir'"],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });
@@ -46,11 +67,13 @@ describe('loadConfig', () => {
       PORT: '8080', HOST: '0.0.0.0', DATABASE_URL: 'postgres://x', DATA_DIR: '/var/dots', SEED: 'none',
       ADMIN_EMAIL: 'ops@x.io', ADMIN_PASSWORD: 'long-password', STARTING_BALANCE: '12.5',
       ORDER_HEARTBEAT_TIMEOUT_SECS: '30', ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS: '0', LOG_LEVEL: 'debug', TOKEN_TTL_SECS: '3600',
+      WEB_CONCURRENCY: '2', EMBEDDED_PG_DIR: '/srv/dots-pg',
     });
     expect(config).toEqual({
       port: 8080, host: '0.0.0.0', databaseUrl: 'postgres://x', dataDir: '/var/dots', seed: 'none',
       admin: { email: 'ops@x.io', password: 'long-password' }, startingBalance: '12.5', tokenTtlSecs: 3600,
       heartbeatTimeoutSecs: 30, heartbeatSweepIntervalSecs: 0, logLevel: 'debug',
+      webConcurrency: 2, embeddedPgDir: '/srv/dots-pg',
     });
   });
 });

@@ -1,4 +1,7 @@
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import { Decimal } from 'decimal.js';
+import { DEFAULT_STAGE_DIR } from './db/embedded.js';
 
 /** Settings read from the environment at start (README, "Environment"). */
 export interface Config {
@@ -7,6 +10,8 @@ export interface Config {
   /** Unset: an embedded PostgreSQL is started under `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /** Root only: where the embedded PostgreSQL's binaries (and a cluster the postgres user cannot reach in dataDir) are placed. */
+  embeddedPgDir: string;
   seed: 'demo' | 'none';
   admin: { email: string; password: string } | undefined;
   /** Dots granted to a new account, a decimal string. */
@@ -14,8 +19,15 @@ export interface Config {
   tokenTtlSecs: number;
   heartbeatTimeoutSecs: number;
   heartbeatSweepIntervalSecs: number;
-  logLevel: string;
+  logLevel: LogLevel;
+  /** HTTP worker processes sharing the port (1: the service runs in this process alone). */
+  webConcurrency: number;
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** More workers than this is a typo, not a deployment: each holds its own database connections. */
+const MAX_WEB_CONCURRENCY = 64;
 
 export class ConfigError extends Error {}
 
@@ -58,10 +70,46 @@ function checkFeesAreZero(env: Env): void {
   }
 }
 
+function databaseUrl(env: Env): string | undefined {
+  const raw = env.DATABASE_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL must be a URL such as postgres://user:password@host:5432/database');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://, got '${url.protocol}//'`);
+  }
+  if (!url.hostname && !url.searchParams.get('host')) throw new ConfigError('DATABASE_URL names no host');
+  return raw;
+}
+
+function webConcurrency(env: Env): number {
+  const raw = env.WEB_CONCURRENCY?.trim();
+  if (raw === 'auto') return availableParallelism();
+  if (raw === undefined || raw === '') return 1;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_WEB_CONCURRENCY) {
+    throw new ConfigError(`WEB_CONCURRENCY must be 'auto' or a whole number from 1 to ${MAX_WEB_CONCURRENCY}, got '${raw}'`);
+  }
+  return Number(raw);
+}
+
+function logLevel(env: Env): LogLevel {
+  const raw = env.LOG_LEVEL?.trim() || 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${raw}'`);
+  return raw as LogLevel;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   checkFeesAreZero(env);
-  const seed = env.SEED?.trim() || 'demo';
+  const database = databaseUrl(env);
+  // Demo data (with its published passwords) goes into the embedded database only, unless asked for by name.
+  const seed = env.SEED?.trim() || (database ? 'none' : 'demo');
   if (seed !== 'demo' && seed !== 'none') throw new ConfigError(`SEED must be 'demo' or 'none', got '${seed}'`);
+  const embeddedPgDir = env.EMBEDDED_PG_DIR?.trim() || DEFAULT_STAGE_DIR;
+  if (!path.isAbsolute(embeddedPgDir)) throw new ConfigError(`EMBEDDED_PG_DIR must be an absolute path, got '${embeddedPgDir}'`);
 
   const startingBalance = env.STARTING_BALANCE?.trim() || '1000';
   if (!/^\d+(\.\d{1,8})?$/.test(startingBalance)) {
@@ -80,14 +128,16 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST?.trim() || '127.0.0.1',
-    databaseUrl: env.DATABASE_URL?.trim() || undefined,
+    databaseUrl: database,
     dataDir: env.DATA_DIR?.trim() || './.data',
+    embeddedPgDir,
     seed,
     admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword } : undefined,
     startingBalance,
     tokenTtlSecs: integer(env, 'TOKEN_TTL_SECS', 30 * 24 * 3600, 60, 365 * 24 * 3600),
     heartbeatTimeoutSecs: integer(env, 'ORDER_HEARTBEAT_TIMEOUT_SECS', 15, 1, 3600),
     heartbeatSweepIntervalSecs: integer(env, 'ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS', 1, 0, 3600),
-    logLevel: env.LOG_LEVEL?.trim() || 'info',
+    logLevel: logLevel(env),
+    webConcurrency: webConcurrency(env),
   };
 }
