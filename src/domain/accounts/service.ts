@@ -139,6 +139,7 @@ export class AccountService {
   async ensureAdmin(email: string, password: string): Promise<Account> {
     const passwordHash = await hashPassword(password);
     return inTransaction(this.db, async (tx) => {
+      await accounts.lockOperatorAccount(tx);
       const existing = await accounts.findUserByEmail(tx, email);
       if (existing) return toAccount(await accounts.updateUserCredentials(tx, existing.id, { passwordHash, role: 'ADMIN' }));
       const username = await this.freeUsernameFrom(email);
