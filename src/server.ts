@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
-import type { Db } from './db/knex.js';
+import { checkConnection, type Db } from './db/knex.js';
 import { migrateLatest } from './db/migrate.js';
 import { createPools, destroyPools, type Pools } from './db/pools.js';
 import type { Logger } from './logger.js';
@@ -54,7 +54,10 @@ export interface ServiceOptions {
 
 /** The database the service uses: `DATABASE_URL`, or the embedded PostgreSQL of `DATA_DIR`, started here. */
 export async function startDatabase(config: Config, logger: Logger): Promise<{ databaseUrl: string; embedded?: EmbeddedDatabase }> {
-  if (config.databaseUrl) return { databaseUrl: config.databaseUrl };
+  if (config.databaseUrl) {
+    await checkConnection(config.databaseUrl);
+    return { databaseUrl: config.databaseUrl };
+  }
   logger.info({ dataDir: config.dataDir }, 'starting embedded PostgreSQL');
   const embedded = await startEmbeddedPostgres({
     dataDir: config.dataDir,

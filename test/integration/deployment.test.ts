@@ -177,6 +177,19 @@ describe('deployment', () => {
     expect(stderr).toContain(`configuration refused: ${message}`);
   });
 
+  it('stops with one line naming the cause when the PostgreSQL of DATABASE_URL cannot be reached', async () => {
+    const child = spawn(process.execPath, ['dist/main.js'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: 'postgres://dots:secret-password@127.0.0.1:1/dots' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exitOf(child)).toBe(1);
+    expect(stderr.trim().split('\n')).toEqual([expect.stringContaining('dots-exchange: could not start: cannot use the PostgreSQL of DATABASE_URL (127.0.0.1:1/dots)')]);
+    expect(stderr).not.toContain('secret-password');
+  });
+
   it('starts four instances at once on one new database with ADMIN_EMAIL and SEED=demo: one operator account, one demo catalogue', async () => {
     const databaseUrl = await createTestDatabase({ empty: true });
     const env = { DATABASE_URL: databaseUrl, SEED: 'demo', ...ADMIN_ENV };
