@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BackupError, ChunkReader, FORMAT, FORMAT_VERSION, frame, loadOrder, MAX_FRAME, migrationPlan, parseHeader } from './backup.js';
+import { BackupError, ChunkReader, FORMAT, FORMAT_VERSION, frame, MAX_FRAME, migrationPlan, parseHeader } from './backup.js';
 
 async function* chunks(...parts: Buffer[]): AsyncGenerator<Buffer> {
   yield* parts;
@@ -12,46 +12,6 @@ async function collect(generator: AsyncGenerator<Buffer>): Promise<string[]> {
   for await (const chunk of generator) out.push(chunk.toString());
   return out;
 }
-
-describe('loadOrder', () => {
-  it('puts every table after the tables it references, keeping the given order otherwise', () => {
-    const tables = ['balances', 'fills', 'markets', 'orders', 'trades', 'users'];
-    const order = loadOrder(tables, [
-      { table: 'balances', references: 'users' },
-      { table: 'orders', references: 'users' },
-      { table: 'orders', references: 'markets' },
-      { table: 'trades', references: 'orders' },
-      { table: 'fills', references: 'trades' },
-      { table: 'fills', references: 'orders' },
-    ]);
-    expect(order).toEqual(['markets', 'users', 'balances', 'orders', 'trades', 'fills']);
-  });
-
-  it('ignores references to itself and to tables outside the list', () => {
-    expect(
-      loadOrder(
-        ['comments', 'markets'],
-        [
-          { table: 'comments', references: 'comments' },
-          { table: 'comments', references: 'markets' },
-          { table: 'markets', references: 'somewhere_else' },
-        ],
-      ),
-    ).toEqual(['markets', 'comments']);
-  });
-
-  it('refuses a cycle', () => {
-    expect(() =>
-      loadOrder(
-        ['a', 'b', 'c'],
-        [
-          { table: 'a', references: 'b' },
-          { table: 'b', references: 'a' },
-        ],
-      ),
-    ).toThrow(/tables a, b form a cycle/);
-  });
-});
 
 describe('migrationPlan', () => {
   const known = ['0001_a', '0002_b', '0003_c'];

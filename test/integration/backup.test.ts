@@ -66,6 +66,24 @@ function contents(url: string): Promise<Record<string, string[]>> {
   });
 }
 
+/** Indexes, constraints and triggers (with whether they are enabled) of the public schema. */
+function schema(url: string): Promise<string[]> {
+  return withClient(url, async (client) =>
+    (
+      await client.query<{ item: string }>(`
+        select 'index ' || pg_get_indexdef(i.indexrelid) as item
+          from pg_index i join pg_class c on c.oid = i.indrelid where c.relnamespace = 'public'::regnamespace
+        union all
+        select 'constraint ' || conrelid::regclass::text || ' ' || conname::text || ' ' || pg_get_constraintdef(oid) || ' validated ' || convalidated::text
+          from pg_constraint where connamespace = 'public'::regnamespace
+        union all
+        select 'trigger ' || tgrelid::regclass::text || ' ' || tgname::text || ' ' || tgenabled::text
+          from pg_trigger t join pg_class c on c.oid = t.tgrelid where c.relnamespace = 'public'::regnamespace and not t.tgisinternal
+        order by 1`)
+    ).rows.map((r) => r.item),
+  );
+}
+
 const rowCount = (all: Record<string, string[]>) =>
   Object.entries(all)
     .filter(([name]) => !name.startsWith('knex_') && !name.startsWith('('))
@@ -150,8 +168,11 @@ describe('backup and restore', () => {
     expect(before.settlements!.length).toBe(2);
     expect(before.orders!.length).toBe(6);
     expect(await contents(target)).toEqual(before);
-    // The triggers the load disabled are enabled again.
-    expect((await withClient(target, (c) => c.query(`select tgname from pg_trigger where tgenabled = 'D'`))).rows).toEqual([]);
+    // The indexes and foreign keys the load dropped are back, and the triggers it disabled enabled again.
+    const objects = await schema(source.databaseUrl);
+    expect(objects.filter((o) => o.startsWith('trigger ')).length).toBeGreaterThan(10);
+    expect(objects.filter((o) => / FOREIGN KEY .* validated true$/.test(o)).length).toBeGreaterThan(20);
+    expect(await schema(target)).toEqual(objects);
 
     const restored = await TestService.start({}, target);
     try {
@@ -199,7 +220,7 @@ describe('backup and restore', () => {
     }
   });
 
-  it('rolls back every table loaded before one that does not load, leaving the target without rows', async () => {
+  it('rolls back every table loaded when the rows do not fit together, leaving the target without rows', async () => {
     const header = {
       format: FORMAT,
       version: FORMAT_VERSION,
@@ -229,7 +250,9 @@ describe('backup and restore', () => {
       ),
     );
     const target = await emptyDatabase();
-    expect((await refusal(restoreDatabase(target, file))).message).toMatch(/table series of the backup does not load here \(.*foreign key.*\); nothing was restored/);
+    expect((await refusal(restoreDatabase(target, file))).message).toMatch(
+      /the rows of the backup do not fit together \(.*table "series" violates foreign key constraint.*\); nothing was restored/,
+    );
     const after = await contents(target);
     expect(after.categories).toEqual([]);
     expect(rowCount(after)).toBe(0);
