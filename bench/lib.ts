@@ -126,17 +126,43 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const START_DEADLINE_MS = 60_000;
 const STOP_DEADLINE_MS = 30_000;
 const OUTPUT_KEPT = 20_000;
-/** Service processes still running, killed if this process exits without stopping them (a bench that failed). */
+/**
+ * Service processes still running: killed if this process exits without stopping them (a bench that failed
+ * and exited), or is ended by SIGTERM or SIGHUP (which then end it as before).
+ */
 const running = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of running) for (const pid of processTree(child.pid!).reverse()) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone already
+function killRunning(): void {
+  for (const child of running) {
+    for (const pid of processTree(child.pid!).reverse()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
     }
   }
-});
+}
+process.on('exit', killRunning);
+function onEndingSignal(signal: NodeJS.Signals): void {
+  killRunning();
+  process.removeListener('SIGTERM', onEndingSignal);
+  process.removeListener('SIGHUP', onEndingSignal);
+  process.kill(process.pid, signal);
+}
+function track(child: ChildProcess): void {
+  running.add(child);
+  if (running.size === 1) {
+    process.on('SIGTERM', onEndingSignal);
+    process.on('SIGHUP', onEndingSignal);
+  }
+}
+function untrack(child: ChildProcess): void {
+  running.delete(child);
+  if (running.size === 0) {
+    process.removeListener('SIGTERM', onEndingSignal);
+    process.removeListener('SIGHUP', onEndingSignal);
+  }
+}
 
 /** The build, made once per run (`npm start`'s own step: nothing to do when dist/ is up to date). */
 let built: Promise<void> | undefined;
@@ -191,7 +217,7 @@ async function spawnService(options: { databaseUrl: string; workers: number; env
     ...options.env,
   };
   const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
+  track(child);
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
@@ -200,12 +226,12 @@ async function spawnService(options: { databaseUrl: string; workers: number; env
   child.stderr!.on('data', keep);
   const exit = new Promise<number | null>((resolve) => {
     child.once('exit', (code) => {
-      running.delete(child);
+      untrack(child);
       resolve(code);
     });
     child.once('error', (error) => {
       keep(Buffer.from(String(error)));
-      running.delete(child);
+      untrack(child);
       resolve(null);
     });
   });
