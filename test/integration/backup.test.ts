@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { inject } from 'vitest';
 import { backupDatabase, BackupError, FORMAT, FORMAT_VERSION, frame, migrateTo, restoreDatabase } from '../../src/db/backup.js';
 import { createDb } from '../../src/db/knex.js';
 import { migrations } from '../../src/db/migrations/index.js';
+import { checkTradingInvariants } from '../support/invariants.js';
 import { MarketFactory } from '../support/markets.js';
 import { TestService } from '../support/service.js';
 
@@ -117,6 +119,16 @@ async function answers(api: TestService): Promise<unknown> {
     });
   }
   return { accounts, markets, events: await api.read('/api/events?limit=100') };
+}
+
+/** Runs `npm run backup` / `npm run restore` as npm does (tsx), with the given environment. */
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/db/backup-cli.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
 async function refusal(promise: Promise<unknown>): Promise<Error> {
@@ -295,5 +307,57 @@ describe('backup and restore', () => {
     const after = await contents(target);
     expect(after.knex_migrations).toEqual(migrations.map((m) => m.name).sort());
     expect(after.balances).toEqual([expect.stringMatching(/,12\.50000000,0\.00000000\)$/)]);
+  });
+  it('takes a consistent snapshot while orders are placed: the restored database keeps every trading invariant', async () => {
+    const { ticker } = await factory.newMarket();
+    const traders = [(await source.register()).token, (await source.register()).token];
+    let placing = true;
+    let placed = 0;
+    const trading = (async () => {
+      for (let i = 0; placing; i += 1) {
+        // Alternate buyers of YES and NO around 0.50: many cross, some rest.
+        const price = (0.45 + (i % 10) / 100).toFixed(2);
+        await order(source, traders[i % 2]!, { ticker, side: i % 2 === 0 ? 'yes' : 'no', count: '1', price });
+        placed += 1;
+      }
+    })();
+    const file = path.join(dir, 'during-trading.backup');
+    let summary;
+    let placedDuring = 0;
+    try {
+      while (placed < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+      summary = await backupDatabase(source.databaseUrl, file);
+      placedDuring = placed;
+    } finally {
+      placing = false;
+      await trading;
+    }
+    expect(placed).toBeGreaterThan(5);
+
+    const target = await emptyDatabase();
+    expect((await restoreDatabase(target, file)).rows).toBe(summary.rows);
+    const db = createDb(target, 2);
+    try {
+      await checkTradingInvariants(db);
+      const orders = Number((await db.raw('select count(*) as n from orders o join markets m on m.id = o.market_id where m.ticker = ?', [ticker])).rows[0].n);
+      expect(orders).toBeGreaterThanOrEqual(5);
+      expect(orders).toBeLessThanOrEqual(placedDuring + 1);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('runs as npm run backup and npm run restore: exit 0 with a summary, 1 with the reason refused, 2 on wrong usage', async () => {
+    const file = path.join(dir, 'cli.backup');
+    const backup = await cli(['backup', file], { DATABASE_URL: source.databaseUrl });
+    expect(backup).toMatchObject({ code: 0, stdout: expect.stringMatching(/^backup: wrote .*cli\.backup: \d+ tables, [\d,]+ rows, [\d.]+ MiB, in [\d.]+ s\n$/) });
+
+    const target = await emptyDatabase();
+    const restore = await cli(['restore', file], { DATABASE_URL: target });
+    expect(restore).toMatchObject({ code: 0, stdout: expect.stringMatching(/^restore: loaded .*cli\.backup: \d+ tables/) });
+
+    const again = await cli(['restore', file], { DATABASE_URL: target });
+    expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/^restore failed: the database is not empty/) });
+    expect(await cli(['restore'], { DATABASE_URL: target })).toMatchObject({ code: 2, stderr: expect.stringMatching(/^usage: npm run backup -- FILE/) });
   });
 });
