@@ -19,7 +19,8 @@
  *   commit): the counters they keep (market_status_counts, tag_market_pairs, tag_active_event_counts) are
  *   tables of the backup like any other, copied from the same snapshot, which the triggers would count a
  *   second time; the session-change NOTIFY triggers have nothing to announce in a database no process has
- *   read yet.
+ *   read yet. The real-time feed's outbox (feed_events, feed_sequences) is restored as it was: each market's
+ *   records keep numbering on from the last one, and the feed service prunes the old ones as usual.
  * - As pg_restore does, foreign keys and the indexes no constraint owns are dropped before the load and made
  *   again after it: an index built once over the rows is several times faster than one grown row by row
  *   (the trigram indexes most), and a foreign key added back checks every row in one query where a checked
@@ -409,7 +410,7 @@ async function load(client: pg.Client, reader: ChunkReader, header: BackupHeader
     // Under the tables' locks: nothing was written since the first check.
     const filled = await tablesWithRows(client, names);
     if (filled.length > 0) throw new BackupError(`the database is not empty (rows in ${filled.join(', ')}): restore into a new, empty database`);
-    // Built once over the loaded rows rather than grown row by row: several times faster (trigram indexes most).
+    // Dropped now and made again after the load (see the module comment); all of it undone by a rollback.
     const keys = await foreignKeys(client, names);
     for (const key of keys) await client.query(`alter table ${key.table} drop constraint ${key.name}`);
     const indexes = await secondaryIndexes(client, names);
