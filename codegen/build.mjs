@@ -8,7 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -51,9 +51,13 @@ if (!existsSync(bin('tsc')) || !existsSync(bin('tsx'))) {
   process.exit(1);
 }
 run(bin('tsx'), ['codegen/index.ts', '--if-stale']);
-rmSync(dist, { recursive: true, force: true });
-run(bin('tsc'), ['-p', 'tsconfig.build.json']);
+// Built beside dist/ and swapped in, so that dist/ is never a half-written tree.
+const next = `${dist}.next`;
+rmSync(next, { recursive: true, force: true });
+run(bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', next]);
 // tsc copies no JavaScript: the precompiled request validators go beside the modules that require them.
-copyFileSync(path.join(root, 'src/generated/request-validators.cjs'), path.join(dist, 'generated/request-validators.cjs'));
-writeFileSync(stamp, `${hash}\n`);
+copyFileSync(path.join(root, 'src/generated/request-validators.cjs'), path.join(next, 'generated/request-validators.cjs'));
+writeFileSync(path.join(next, path.basename(stamp)), `${hash}\n`);
+rmSync(dist, { recursive: true, force: true });
+renameSync(next, dist);
 console.log('build: dist/ is up to date');
