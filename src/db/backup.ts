@@ -36,7 +36,6 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
-import type { Knex } from 'knex';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { createDb } from './knex.js';
@@ -205,22 +204,6 @@ export function migrationPlan(backup: readonly string[], known: readonly string[
     return { refuse: `the database's schema (migrations up to ${applied.at(-1)}) is not one the backup's schema (up to ${backup.at(-1) ?? 'none'}) passes through: restore into a new, empty database` };
   }
   return { upTo: [...backup], complete: backup.length === known.length };
-}
-
-/** Brings the schema to exactly these migrations of the project (a prefix of them). */
-export async function migrateTo(db: Knex, names: readonly string[]): Promise<void> {
-  if (names.length === migrations.length) {
-    await migrateLatest(db);
-    return;
-  }
-  const chosen = migrations.slice(0, names.length);
-  await db.migrate.latest({
-    migrationSource: {
-      getMigrations: async () => chosen.map((m) => m.name),
-      getMigrationName: (name: string) => name,
-      getMigration: async (name: string) => chosen.find((m) => m.name === name)!.migration,
-    },
-  });
 }
 
 async function connect(databaseUrl: string): Promise<pg.Client> {
@@ -507,7 +490,7 @@ export async function restoreDatabase(databaseUrl: string, file: string): Promis
     const plan = await checkTarget(client, checked);
     const db = createDb(databaseUrl, 2);
     try {
-      await migrateTo(db, plan.upTo);
+      await migrateLatest(db, plan.upTo.length);
       await checkSchema(client, checked);
       const rows = await withBackup(file, async (reader) => {
         const header = await readBackupHeader(reader);

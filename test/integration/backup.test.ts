@@ -1,18 +1,17 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { backupDatabase, BackupError, FORMAT, FORMAT_VERSION, frame, migrateTo, restoreDatabase } from '../../src/db/backup.js';
+import { backupDatabase, BackupError, FORMAT, FORMAT_VERSION, frame, restoreDatabase } from '../../src/db/backup.js';
 import { createDb } from '../../src/db/knex.js';
+import { migrateLatest } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { checkTradingInvariants } from '../support/invariants.js';
 import { MarketFactory } from '../support/markets.js';
-import { TestService } from '../support/service.js';
+import { createTestDatabase, TestService } from '../support/service.js';
 
 /**
  * Backup and restore (src/db/backup.ts) on a service with a catalogue, accounts, resting orders, trades and
@@ -27,19 +26,6 @@ let dir: string;
 let backupFile: string;
 const tokens: string[] = [];
 const tickers: string[] = [];
-
-/** A database created empty on the test server (not from the migrated template). */
-async function emptyDatabase(): Promise<string> {
-  const { serverUrl } = inject('testDatabase');
-  const name = `dots_restore_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
 
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -121,9 +107,9 @@ async function answers(api: TestService): Promise<unknown> {
   return { accounts, markets, events: await api.read('/api/events?limit=100') };
 }
 
-/** Runs `npm run backup` / `npm run restore` as npm does (tsx), with the given environment. */
+/** Runs `npm run backup` / `npm run restore` as npm does (the compiled build), with the given environment. */
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/db/backup-cli.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/db/backup-cli.js', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -173,7 +159,7 @@ afterAll(async () => {
 
 describe('backup and restore', () => {
   it('restores every row into an empty database, and a service on it answers as the original does', async () => {
-    const target = await emptyDatabase();
+    const target = await createTestDatabase({ empty: true });
     const summary = await restoreDatabase(target, backupFile);
     const before = await contents(source.databaseUrl);
     expect(summary.rows).toBe(rowCount(before));
@@ -225,7 +211,7 @@ describe('backup and restore', () => {
       [text, /not a Dots Exchange backup/],
       [path.join(dir, 'missing.backup'), /no backup file/],
     ] as const) {
-      const target = await emptyDatabase();
+      const target = await createTestDatabase({ empty: true });
       expect((await refusal(restoreDatabase(target, file))).message).toMatch(message);
       // The file is checked whole before the database is touched: not even migrated.
       expect(await contents(target), file).toEqual({ '(sequences)': [] });
@@ -261,7 +247,7 @@ describe('backup and restore', () => {
         ]),
       ),
     );
-    const target = await emptyDatabase();
+    const target = await createTestDatabase({ empty: true });
     expect((await refusal(restoreDatabase(target, file))).message).toMatch(
       /the rows of the backup do not fit together \(.*table "series" violates foreign key constraint.*\); nothing was restored/,
     );
@@ -282,17 +268,16 @@ describe('backup and restore', () => {
     };
     const file = path.join(dir, 'future.backup');
     await writeFile(file, gzipSync(Buffer.concat([Buffer.from('DOTS-EXCHANGE-BACKUP\n'), ...frame(Buffer.from(JSON.stringify(header)))])));
-    const target = await emptyDatabase();
+    const target = await createTestDatabase({ empty: true });
     expect((await refusal(restoreDatabase(target, file))).message).toMatch(/newer schema: migrations 9999_from_the_future are not known to this version/);
     expect(await contents(target)).toEqual({ '(sequences)': [] });
   });
 
   it('restores a backup of an older schema at its own migrations, then applies the later ones', async () => {
-    const older = await emptyDatabase();
-    const steps = migrations.slice(0, 9).map((m) => m.name);
+    const older = await createTestDatabase({ empty: true });
     const db = createDb(older, 2);
     try {
-      await migrateTo(db, steps);
+      await migrateLatest(db, 9);
       await db.raw(`insert into users (email, username, password_hash) values ('old@example.com', 'old', 'x')`);
       await db.raw(`insert into balances (user_id, cash) select id, 12.5 from users`);
     } finally {
@@ -301,7 +286,7 @@ describe('backup and restore', () => {
     const file = path.join(dir, 'older.backup');
     await backupDatabase(older, file);
 
-    const target = await emptyDatabase();
+    const target = await createTestDatabase({ empty: true });
     const summary = await restoreDatabase(target, file);
     expect(summary.rows).toBe(2);
     const after = await contents(target);
@@ -334,7 +319,7 @@ describe('backup and restore', () => {
     }
     expect(placed).toBeGreaterThan(5);
 
-    const target = await emptyDatabase();
+    const target = await createTestDatabase({ empty: true });
     expect((await restoreDatabase(target, file)).rows).toBe(summary.rows);
     const db = createDb(target, 2);
     try {
@@ -352,7 +337,7 @@ describe('backup and restore', () => {
     const backup = await cli(['backup', file], { DATABASE_URL: source.databaseUrl });
     expect(backup).toMatchObject({ code: 0, stdout: expect.stringMatching(/^backup: wrote .*cli\.backup: \d+ tables, [\d,]+ rows, [\d.]+ MiB, in [\d.]+ s\n$/) });
 
-    const target = await emptyDatabase();
+    const target = await createTestDatabase({ empty: true });
     const restore = await cli(['restore', file], { DATABASE_URL: target });
     expect(restore).toMatchObject({ code: 0, stdout: expect.stringMatching(/^restore: loaded .*cli\.backup: \d+ tables/) });
 
