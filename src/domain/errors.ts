@@ -35,4 +35,4 @@ export const unauthorized = (message = 'missing or invalid bearer token') => new
 export const forbidden = (message: string) => new DomainError('forbidden', message);
 export const unprocessable = (message: string) => new DomainError('unprocessable', message);
 /** A service the request depends on (such as the identity provider) cannot be reached now. */
-export const unavailable = (message: string) => new DomainError('unavailable', message);
+export const unavailable = (message: string, cause?: unknown) => Object.assign(new DomainError('unavailable', message), cause === undefined ? {} : { cause });

@@ -27,6 +27,8 @@ const JWKS_MAX_AGE_MS = 10 * 60_000;
 const UNREACHABLE = 'the identity provider cannot be reached; try again later';
 
 interface Discovered {
+  /** The issuer exactly as the provider writes it (discovery checked that it is OIDC_ISSUER's URL). */
+  issuer: string;
   client: client.Configuration;
   keys: ReturnType<typeof createRemoteJWKSet>;
 }
@@ -79,28 +81,28 @@ export class OidcProvider {
         { timeout: timeoutSecs, execute: plainHttp ? [client.allowInsecureRequests] : [] },
       );
     } catch (error) {
-      throw unavailable(`${UNREACHABLE} (discovery: ${describe(error)})`);
+      throw unavailable(UNREACHABLE, error);
     }
     const jwksUri = configuration.serverMetadata().jwks_uri;
-    if (!jwksUri) throw unavailable(`${UNREACHABLE} (its discovery document names no jwks_uri)`);
+    if (!jwksUri) throw unavailable(UNREACHABLE, new Error('the discovery document names no jwks_uri'));
     const keys = createRemoteJWKSet(new URL(jwksUri), {
       timeoutDuration: timeoutSecs * 1000,
       cooldownDuration: jwksCooldownSecs * 1000,
       cacheMaxAge: JWKS_MAX_AGE_MS,
     });
-    return { client: configuration, keys };
+    return { issuer: configuration.serverMetadata().issuer, client: configuration, keys };
   }
 
   /** The ID token the provider's token endpoint gives for an authorization code (PKCE). */
   async #redeemCode(proof: { code: string; code_verifier: string; redirect_uri: string; nonce?: string }): Promise<string> {
     const redirect = new URL(proof.redirect_uri);
     if (redirect.search || redirect.hash) throw invalid("redirect_uri must have no query or fragment", [{ location: 'body', path: 'redirect_uri', message: 'must have no query or fragment' }]);
-    const { client: configuration } = await this.#discover();
+    const { client: configuration, issuer } = await this.#discover();
     const response = new URL(redirect);
     response.searchParams.set('code', proof.code);
     // The token request is made for the redirect the code was issued to; providers that announce the
     // `iss` response parameter send it with every code, and this service trusts one issuer only.
-    if (configuration.serverMetadata().authorization_response_iss_parameter_supported) response.searchParams.set('iss', configuration.serverMetadata().issuer);
+    if (configuration.serverMetadata().authorization_response_iss_parameter_supported) response.searchParams.set('iss', issuer);
     try {
       const tokens = await client.authorizationCodeGrant(configuration, response, {
         pkceCodeVerifier: proof.code_verifier,
@@ -120,8 +122,8 @@ export class OidcProvider {
   }
 
   async #verify(idToken: string, nonce: string | undefined): Promise<ProviderIdentity> {
-    const { keys } = await this.#discover();
-    const { issuer, clientId, allowedAlgs } = this.config;
+    const { keys, issuer } = await this.#discover();
+    const { clientId, allowedAlgs } = this.config;
     const getKey: JWTVerifyGetKey = async (header, token) => {
       if (header.alg?.startsWith('HS')) {
         if (!this.#secret) throw new joseErrors.JOSEAlgNotAllowed('"alg" (Algorithm) Header Parameter value not allowed');
