@@ -183,6 +183,7 @@ describe('bad tokens', () => {
     ['an HMAC token (no client secret configured)', async () => craft({}, { key: new TextEncoder().encode('guess') as never, alg: 'HS256' }), 'it is not signed with an accepted algorithm'],
     ['a token whose signature was tampered with', async () => `${(await craft({})).slice(0, -4)}AAAA`, 'its signature does not verify'],
     ['something that is not a JWT', async () => 'not-a-jwt', 'it is not a well-formed signed JWT'],
+    ['a token whose sub is not a string', () => craft({ sub: ['a', 'b'] as never }), "its 'sub' claim is not an identifier"],
   ])('refuses %s with 401 and creates nothing', async (_, make, message) => {
     const idToken = await make();
     const before = await counts();
@@ -218,6 +219,27 @@ describe('bad tokens', () => {
     const responses = await Promise.all(strangers.map((idToken) => api.post(EXCHANGE, { id_token: idToken })));
     expect(responses.map((r) => r.status)).toEqual(Array(8).fill(401));
     expect(provider.count('/jwks') - before).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('HMAC-signed ID tokens', () => {
+  it('are accepted with OIDC_CLIENT_SECRET and HS256 allowed, and refused when signed with another secret', async () => {
+    const secret = 'a-client-secret-of-32-characters!';
+    const service = await TestService.start({ OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: CLIENT_ID, OIDC_CLIENT_SECRET: secret, OIDC_ALLOWED_ALGS: 'RS256,HS256' });
+    try {
+      const signed = await craft({ email: 'hmac@idp.example' }, { key: new TextEncoder().encode(secret) as never, alg: 'HS256' });
+      const accepted = await service.post(EXCHANGE, { id_token: signed });
+      expect(accepted.status).toBe(200);
+      expect(accepted.body.user.email).toBe('hmac@idp.example');
+      const before = await counts(service);
+      const forged = await craft({ email: 'forged@idp.example' }, { key: new TextEncoder().encode('another-secret-of-32-characters!!') as never, alg: 'HS256' });
+      const refused = await service.post(EXCHANGE, { id_token: forged });
+      expect(refused.status).toBe(401);
+      expect(refused.body.error.message).toBe('the ID token is not accepted: its signature does not verify');
+      expect(await counts(service)).toEqual(before);
+    } finally {
+      await service.stop();
+    }
   });
 });
 

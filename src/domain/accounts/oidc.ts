@@ -155,10 +155,11 @@ export class OidcProvider {
     // With several audiences, the party the token was issued to must be this service.
     if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== clientId) throw unauthorized('the ID token is not accepted: it was issued to another party (azp)');
     if (nonce !== undefined && payload.nonce !== nonce) throw unauthorized('the ID token is not accepted: its nonce does not match');
+    if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > 255) throw unauthorized("the ID token is not accepted: its 'sub' claim is not an identifier");
     const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
     return {
       issuer,
-      subject: payload.sub!,
+      subject: payload.sub,
       email: text(payload.email),
       // Some providers send the flag as a string.
       emailVerified: payload.email_verified === true || payload.email_verified === 'true',
