@@ -77,3 +77,51 @@ describe('loadConfig', () => {
     });
   });
 });
+
+describe('loadConfig: sign-in through an OpenID Connect provider', () => {
+  const base = { OIDC_ISSUER: 'https://id.example.com/realms/dots', OIDC_CLIENT_ID: 'dots-exchange' };
+
+  it('is off when OIDC_ISSUER is unset', () => {
+    expect(loadConfig({}).oidc).toBeUndefined();
+    expect(loadConfig({ OIDC_ISSUER: '  ' }).oidc).toBeUndefined();
+  });
+
+  it('reads the provider settings, with RS256 alone accepted by default', () => {
+    expect(loadConfig(base).oidc).toEqual({
+      issuer: 'https://id.example.com/realms/dots',
+      clientId: 'dots-exchange',
+      clientSecret: undefined,
+      allowedAlgs: ['RS256'],
+      timeoutSecs: 5,
+      jwksCooldownSecs: 30,
+    });
+    expect(
+      loadConfig({ ...base, OIDC_CLIENT_SECRET: 's3cret', OIDC_ALLOWED_ALGS: 'ES256, RS256,HS256', OIDC_TIMEOUT_SECS: '2', OIDC_JWKS_COOLDOWN_SECS: '1' }).oidc,
+    ).toEqual({ ...loadConfig(base).oidc, clientSecret: 's3cret', allowedAlgs: ['ES256', 'RS256', 'HS256'], timeoutSecs: 2, jwksCooldownSecs: 1 });
+  });
+
+  it('accepts a plain-http issuer on a loopback host only', () => {
+    expect(loadConfig({ ...base, OIDC_ISSUER: 'http://127.0.0.1:8080/' }).oidc?.issuer).toBe('http://127.0.0.1:8080/');
+    expect(loadConfig({ ...base, OIDC_ISSUER: 'http://localhost:8080' }).oidc?.issuer).toBe('http://localhost:8080');
+    expect(loadConfig({ ...base, OIDC_ISSUER: 'http://[::1]:8080' }).oidc?.issuer).toBe('http://[::1]:8080');
+  });
+
+  it.each([
+    [{ OIDC_CLIENT_ID: 'dots' }, 'OIDC_CLIENT_ID set without OIDC_ISSUER'],
+    [{ OIDC_CLIENT_SECRET: 'x', OIDC_ALLOWED_ALGS: 'RS256' }, 'OIDC_CLIENT_SECRET, OIDC_ALLOWED_ALGS set without OIDC_ISSUER'],
+    [{ OIDC_ISSUER: 'https://id.example.com' }, 'OIDC_CLIENT_ID must be set with OIDC_ISSUER'],
+    [{ ...base, OIDC_ISSUER: 'id.example.com' }, "OIDC_ISSUER must be the provider's issuer URL"],
+    [{ ...base, OIDC_ISSUER: 'http://id.example.com' }, 'OIDC_ISSUER must be an https:// URL (plain http:// only on a loopback host)'],
+    [{ ...base, OIDC_ISSUER: 'ftp://127.0.0.1' }, 'OIDC_ISSUER must be an https:// URL'],
+    [{ ...base, OIDC_ISSUER: 'https://id.example.com/?realm=x' }, 'OIDC_ISSUER must have no query, fragment or credentials'],
+    [{ ...base, OIDC_ALLOWED_ALGS: 'none' }, "OIDC_ALLOWED_ALGS: 'none' is not accepted"],
+    [{ ...base, OIDC_ALLOWED_ALGS: 'RS256,none' }, "OIDC_ALLOWED_ALGS: 'none' is not accepted"],
+    [{ ...base, OIDC_ALLOWED_ALGS: ' , ' }, 'OIDC_ALLOWED_ALGS names no algorithm'],
+    [{ ...base, OIDC_ALLOWED_ALGS: 'HS256' }, 'OIDC_ALLOWED_ALGS: HS256 is keyed by the client secret, and OIDC_CLIENT_SECRET is not set'],
+    [{ ...base, OIDC_TIMEOUT_SECS: '0' }, 'OIDC_TIMEOUT_SECS must be a whole number from 1 to 60'],
+    [{ ...base, OIDC_JWKS_COOLDOWN_SECS: 'soon' }, 'OIDC_JWKS_COOLDOWN_SECS must be a whole number from 1 to 3600'],
+  ])('refuses inconsistent settings %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

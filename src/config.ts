@@ -22,6 +22,23 @@ export interface Config {
   logLevel: LogLevel;
   /** HTTP worker processes sharing the port (1: the service runs in this process alone). */
   webConcurrency: number;
+  /** Sign-in through an OpenID Connect provider; undefined (the default): off, and no provider is ever contacted. */
+  oidc?: OidcConfig | undefined;
+}
+
+export interface OidcConfig {
+  /** The issuer identifier, exactly as the provider's ID tokens carry it in `iss`. */
+  issuer: string;
+  /** This service's client id at the provider: the audience its ID tokens must name. */
+  clientId: string;
+  /** For the code-flow exchange (token endpoint authentication) and HS* signatures. */
+  clientSecret: string | undefined;
+  /** JWS algorithms accepted on ID tokens. */
+  allowedAlgs: string[];
+  /** Time allowed for each request to the provider (discovery, keys, token endpoint). */
+  timeoutSecs: number;
+  /** Least time between two fetches of the provider's keys caused by a token signed with an unknown key. */
+  jwksCooldownSecs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -102,6 +119,56 @@ function logLevel(env: Env): LogLevel {
   return raw as LogLevel;
 }
 
+/** Asymmetric algorithms verified against the provider's published keys. */
+export const OIDC_KEY_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+/** Algorithms keyed by the client secret. */
+export const OIDC_SECRET_ALGS = ['HS256', 'HS384', 'HS512'] as const;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * OIDC_* settings. All unset: sign-in through a provider is off. A plain-http issuer is accepted on a
+ * loopback host only (a provider on the same machine); anywhere else its keys could be replaced in transit.
+ */
+function oidcConfig(env: Env): OidcConfig | undefined {
+  const issuer = env.OIDC_ISSUER?.trim();
+  const clientId = env.OIDC_CLIENT_ID?.trim();
+  const clientSecret = env.OIDC_CLIENT_SECRET || undefined;
+  const algs = env.OIDC_ALLOWED_ALGS?.trim();
+  if (!issuer) {
+    const stray = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ALLOWED_ALGS', 'OIDC_TIMEOUT_SECS', 'OIDC_JWKS_COOLDOWN_SECS'].filter((name) => env[name]?.trim());
+    if (stray.length > 0) throw new ConfigError(`${stray.join(', ')} set without OIDC_ISSUER: set OIDC_ISSUER to sign in through a provider, or unset them`);
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    throw new ConfigError(`OIDC_ISSUER must be the provider's issuer URL (https://...), got '${issuer}'`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
+    throw new ConfigError(`OIDC_ISSUER must be an https:// URL (plain http:// only on a loopback host), got '${issuer}'`);
+  }
+  if (url.search || url.hash || url.username || url.password) throw new ConfigError(`OIDC_ISSUER must have no query, fragment or credentials, got '${issuer}'`);
+  if (!clientId) throw new ConfigError('OIDC_CLIENT_ID must be set with OIDC_ISSUER (the client id of this service at the provider)');
+  const allowedAlgs = (algs || 'RS256').split(',').map((alg) => alg.trim()).filter(Boolean);
+  const known: readonly string[] = [...OIDC_KEY_ALGS, ...OIDC_SECRET_ALGS];
+  for (const alg of allowedAlgs) {
+    if (!known.includes(alg)) throw new ConfigError(`OIDC_ALLOWED_ALGS: '${alg}' is not accepted; choose among ${known.join(', ')}`);
+    if ((OIDC_SECRET_ALGS as readonly string[]).includes(alg) && !clientSecret) {
+      throw new ConfigError(`OIDC_ALLOWED_ALGS: ${alg} is keyed by the client secret, and OIDC_CLIENT_SECRET is not set`);
+    }
+  }
+  if (allowedAlgs.length === 0) throw new ConfigError('OIDC_ALLOWED_ALGS names no algorithm');
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    allowedAlgs: [...new Set(allowedAlgs)],
+    timeoutSecs: integer(env, 'OIDC_TIMEOUT_SECS', 5, 1, 60),
+    jwksCooldownSecs: integer(env, 'OIDC_JWKS_COOLDOWN_SECS', 30, 1, 3600),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   checkFeesAreZero(env);
   const database = databaseUrl(env);
@@ -139,5 +206,6 @@ export function loadConfig(env: Env = process.env): Config {
     heartbeatSweepIntervalSecs: integer(env, 'ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS', 1, 0, 3600),
     logLevel: logLevel(env),
     webConcurrency: webConcurrency(env),
+    oidc: oidcConfig(env),
   };
 }

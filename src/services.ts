@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Pools } from './db/pools.js';
+import { OidcProvider } from './domain/accounts/oidc.js';
 import { AccountService } from './domain/accounts/service.js';
 import { CatalogueAdminService } from './domain/catalogue/admin.js';
 import { SystemService } from './domain/system/service.js';
@@ -59,7 +60,11 @@ export function createServices(pools: Pools, config: Config, document: object, e
   const trading = new TradingService(db, onError ? { onFeedNotifyError: (error) => onError(error, 'feed notification') } : {});
   const accounts = new AccountService(
     db,
-    { startingBalance: config.startingBalance, tokenTtlSecs: config.tokenTtlSecs },
+    {
+      startingBalance: config.startingBalance,
+      tokenTtlSecs: config.tokenTtlSecs,
+      identityProvider: config.oidc ? new OidcProvider(config.oidc) : undefined,
+    },
     onError && ((error) => onError(error, 'session listener')),
   );
   return {

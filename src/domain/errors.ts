@@ -8,7 +8,8 @@ export type DomainErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
-  | 'unprocessable';
+  | 'unprocessable'
+  | 'unavailable';
 
 export interface ErrorDetail {
   location?: 'path' | 'query' | 'header' | 'body';
@@ -32,3 +33,6 @@ export const notFound = (message = 'not found') => new DomainError('not_found', 
 export const conflict = (message: string) => new DomainError('conflict', message);
 export const unauthorized = (message = 'missing or invalid bearer token') => new DomainError('unauthorized', message);
 export const forbidden = (message: string) => new DomainError('forbidden', message);
+export const unprocessable = (message: string) => new DomainError('unprocessable', message);
+/** A service the request depends on (such as the identity provider) cannot be reached now. */
+export const unavailable = (message: string, cause?: unknown) => Object.assign(new DomainError('unavailable', message), cause === undefined ? {} : { cause });

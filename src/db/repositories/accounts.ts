@@ -13,7 +13,7 @@ const EXACT_CREATED_AT = `to_char(users.created_at at time zone 'UTC', 'YYYY-MM-
 
 export async function insertUser(
   db: Queryable,
-  user: { email: string; username: string; name: string; passwordHash: string; role: Role },
+  user: { email: string; username: string; name: string; passwordHash: string | null; role: Role },
 ): Promise<UserRow> {
   const [row] = await db<UserRow>('users')
     .insert({ email: user.email, username: user.username, name: user.name, password_hash: user.passwordHash, role: user.role })
