@@ -203,9 +203,9 @@ describe('GET /api/events', () => {
     });
     expect(e1.analytics).toMatchObject({ marketCount: 5, yesPriceSum: '1.55' });
     expect(e2.markets).toEqual([]);
-    expect(e2.analytics).toMatchObject({ marketCount: 0, avgYesPrice: null });
+    expect(e2.analytics).toMatchObject({ marketCount: 0, avgYesPrice: '0', minYesPrice: '0', maxYesPrice: '0' });
     expect(e3.markets.map((m: { ticker: string }) => m.ticker)).toEqual(['NTS-E3-M1']);
-    expect(e3.analytics).toMatchObject({ marketCount: 1, closedCount: 1, totalVolume: '1', yesPriceSum: '0', minYesPrice: null });
+    expect(e3.analytics).toMatchObject({ marketCount: 1, closedCount: 1, totalVolume: '1', yesPriceSum: '0', minYesPrice: '0' });
     expect(e4.markets).toEqual([]);
 
     const marketsOnly = await api.get('/api/events?series_ticker=NTS&with_nested_markets=true');
@@ -296,7 +296,8 @@ describe('GET /api/events/{event_ticker}', () => {
       'NTS-E1-M4:RESOLVED',
       'NTS-E1-M5:RESOLVED',
     ]);
-    expect(both.body.markets[3]).toMatchObject({ lastYesPrice: null, lastNoPrice: null, volume: '0' });
+    // never traded: the documented default in both frames
+    expect(both.body.markets[3]).toMatchObject({ lastYesPrice: '0', lastNoPrice: '0', volume: '0' });
     expect(both.body).toHaveProperty('analytics');
 
     const bare = await api.get('/api/events/NTS-E1?with_analytics=false');
@@ -305,7 +306,7 @@ describe('GET /api/events/{event_ticker}', () => {
     expect(Object.keys(marketsOnly.body).sort()).toEqual(['event', 'markets']);
   });
 
-  it('gives an event without markets zero counts and sums and null prices', async () => {
+  it('gives an event without markets zero counts, sums and price rollups', async () => {
     const response = await api.get('/api/events/NTS-E2?with_nested_markets=true');
     expect(response.body.markets).toEqual([]);
     expect(response.body.analytics).toEqual({
@@ -320,9 +321,9 @@ describe('GET /api/events/{event_ticker}', () => {
       totalVolume: '0',
       totalLiquidity: '0',
       yesPriceSum: '0',
-      avgYesPrice: null,
-      minYesPrice: null,
-      maxYesPrice: null,
+      avgYesPrice: '0',
+      minYesPrice: '0',
+      maxYesPrice: '0',
     });
   });
 
