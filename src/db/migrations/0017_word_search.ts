@@ -16,7 +16,8 @@ import type { Knex } from 'knex';
  *   markets by AFTER triggers.
  * - `search_vector`: the distinct words as a tsvector (`array_to_tsvector`, no parser or dictionary between the
  *   words and the lexemes), generated from `search_text`, with a GIN index: a query's words, whole or as
- *   prefixes, are an index lookup however large the catalogue.
+ *   prefixes, are an index lookup however large the catalogue. An ACTIVE event or market also holds the lexeme
+ *   ACTIVE_LEXEME (no word can hold `|`), so that the searches read active matches first from the same index.
  * - `search_dictionary`: every word any item's text has held (added by triggers, never removed: a word no item
  *   holds any more only adds an alternative that finds nothing), in byte order (`collate "C"`): the words a
  *   query word is a prefix of, read as a range of its primary key; and with a trigram GiST index: the words
@@ -35,6 +36,18 @@ const WORD_CHARACTERS = [
 ].join('');
 
 const TABLES = ['series', 'events', 'markets', 'tags', 'users'] as const;
+
+/** The lexeme of an active item (src/db/repositories/word-search.ts reads it). */
+export const ACTIVE_LEXEME = '|active';
+
+/** Lexemes beyond the words: the tables with a status mark their ACTIVE rows. */
+const MARKS: Record<(typeof TABLES)[number], string> = {
+  series: '',
+  events: ` || case when status = 'ACTIVE' then array['${ACTIVE_LEXEME}'] else array[]::text[] end`,
+  markets: ` || case when status = 'ACTIVE' then array['${ACTIVE_LEXEME}'] else array[]::text[] end`,
+  tags: '',
+  users: '',
+};
 
 /** Each table's searchable fields (of the row `new`), and its parent's text appended after them. */
 const FIELDS: Record<(typeof TABLES)[number], string> = {
@@ -85,7 +98,7 @@ export async function up(knex: Knex): Promise<void> {
     // In order: a child's text copies its parent's.
     await knex.raw(`update ${table} set search_text = ''`);
     await knex.raw(`alter table ${table} add column search_vector tsvector
-      generated always as (array_to_tsvector(array_remove(string_to_array(search_text, ' '), '|'))) stored`);
+      generated always as (array_to_tsvector(array_remove(string_to_array(search_text, ' '), '|')${MARKS[table]})) stored`);
     await knex.raw(`create index ${table}_search_vector on ${table} using gin (search_vector)`);
     await knex.raw(`insert into search_dictionary (word)
       select distinct w from ${table}, unnest(string_to_array(search_text, ' ')) w where ${DICTIONARY_WORD}

@@ -1,3 +1,5 @@
+import { ACTIVE_LEXEME } from '../migrations/0017_word_search.js';
+
 /**
  * Word matching shared by both searches (`/api/search`: search.ts, `/public-search`: public-search.ts), as
  * SQL pieces: the query's forms (CTEs `q`, `q_prefix`, `q_typo`), and for each kind of item its candidates and
@@ -23,10 +25,12 @@
  * Cost: each kind reads its exact matches (btree lookups, at most the page size), at most `:q_candidates`
  * items matching every word whole, and only when fewer than the page size do, at most `:q_candidates` prefix
  * matches, and only when fewer than the page size of those, at most `:q_candidates` typo matches (the rank of
- * each step is below every rank of the step before, so a step that is skipped had nothing to show). The
+ * each step is below every rank of the step before, so a step that is skipped had nothing to show); a step
+ * whose query finds nothing more than the one before's (no word begins a longer word, no word has a
+ * correction) is not read. The
  * dictionary look-ups of a step run only when that step runs (or the count needs them). Only these
- * candidates are ranked: among more than `:q_candidates` items of a kind matching every word whole, which are
- * ranked is not specified.
+ * candidates are ranked: among more than `:q_candidates` items of a kind matching every word whole (active
+ * ones read first), which are ranked is not specified.
  */
 
 /** Words of a query that are matched; the rest are ignored. */
@@ -59,26 +63,29 @@ export const QUERY_CTES = `
       from (select (string_to_array(nullif(dots_search_words(:q_text), ''), ' '))[1:${SEARCH_WORDS_MAX}] as words) w
   ),
   q_prefix as materialized (
-    select array_agg(p.alternatives order by p.i) as alternatives, string_agg('(' || p.alternatives || ')', ' & ' order by p.i)::tsquery as prefix
-      from (select u.i, ${lexeme('u.x')} || coalesce((select string_agg(' | ' || ${lexeme('d.word')}, '' order by d.word)
-                                                 from (select d.word from search_dictionary d
-                                                        where length(u.x) > 1 and d.word > u.x and d.word <= u.x || chr(1114111)
-                                                        order by d.word
-                                                        limit ${PREFIX_WORDS}) d), '') as alternatives
-              from unnest((select words from q)) with ordinality u (x, i)) p
+    select array_agg(${lexeme('u.x')} || coalesce(c.completions, '') order by u.i) as alternatives, bool_or(c.completions is not null) as widens,
+           string_agg('(' || ${lexeme('u.x')} || coalesce(c.completions, '') || ')', ' & ' order by u.i)::tsquery as prefix
+      from unnest((select words from q)) with ordinality u (x, i)
+      cross join lateral (select string_agg(' | ' || ${lexeme('d.word')}, '' order by d.word) as completions
+                            from (select d.word from search_dictionary d
+                                   where length(u.x) > 1 and d.word > u.x and d.word <= u.x || chr(1114111)
+                                   order by d.word
+                                   limit ${PREFIX_WORDS}) d
+                          offset 0) c
   ),
   q_typo as materialized (
-    select string_agg('(' || t.alternatives || ')', ' & ')::tsquery as typo
-      from (select u.alternatives || coalesce((select string_agg(' | ' || ${lexeme('d.word')}, '')
-                                                from (select d.word from search_dictionary d
-                                                       where length(u.x) >= ${TYPO_MIN_LENGTH} and u.x !~ '^[0-9]+$'
-                                                       order by d.word <-> u.x
-                                                       limit ${TYPO_NEIGHBOURS}) d
-                                               where not starts_with(d.word, u.x)
-                                                 and abs(length(d.word) - length(u.x)) <= 2
-                                                 and levenshtein_less_equal(d.word, u.x, 2) <= case when length(u.x) >= ${TYPO_TWO_EDITS_FROM} then 2 else 1 end), '')
-                   as alternatives
-              from unnest((select words from q), (select alternatives from q_prefix)) u (x, alternatives)) t
+    select bool_or(c.corrections is not null) as widens,
+           string_agg('(' || u.alternatives || coalesce(c.corrections, '') || ')', ' & ')::tsquery as typo
+      from unnest((select words from q), (select alternatives from q_prefix)) u (x, alternatives)
+      cross join lateral (select string_agg(' | ' || ${lexeme('d.word')}, '') as corrections
+                            from (select d.word from search_dictionary d
+                                   where length(u.x) >= ${TYPO_MIN_LENGTH} and u.x !~ '^[0-9]+$'
+                                   order by d.word <-> u.x
+                                   limit ${TYPO_NEIGHBOURS}) d
+                           where not starts_with(d.word, u.x)
+                             and abs(length(d.word) - length(u.x)) <= 2
+                             and levenshtein_less_equal(d.word, u.x, 2) <= case when length(u.x) >= ${TYPO_TWO_EDITS_FROM} then 2 else 1 end
+                          offset 0) c
   )`;
 
 export const WHOLE = '(select whole from q)';
@@ -98,6 +105,8 @@ export interface SearchKind {
   exact: string;
   /** Active (true for kinds without a status) and volume (0 for kinds without one). */
   active: string;
+  /** Whether the kind has a status (its vector marks its active rows with ACTIVE_LEXEME). */
+  hasStatus?: boolean;
   volume: string;
   /** Conditions every candidate meets (filters), starting with ` and `. */
   where?: string;
@@ -113,8 +122,8 @@ export const rankOf = (kind: SearchKind) => {
                else 4 end`;
 };
 
-/** Distinct words of the item (fewer first within a rank). */
-export const wordsOf = (kind: SearchKind) => `length(${kind.alias}.search_vector)`;
+/** Distinct words of the item (fewer first within a rank): its vector's lexemes, ACTIVE_LEXEME left out. */
+export const wordsOf = (kind: SearchKind) => `length(${kind.alias}.search_vector)${kind.hasStatus ? ` - ${kind.active}::int` : ''}`;
 
 /**
  * CTEs, for each kind, `<name>_exact`, `<name>_whole`, `<name>_prefix`, `<name>_typo` (ids), and `<name>_ranked`:
@@ -129,14 +138,28 @@ export function candidateCtes(kinds: ReadonlyArray<{ kind: SearchKind; columns: 
     ` and ${merged ? `(${kinds.map((k) => count(k.kind, step)).join(' + ')})` : count(kind, step)} < :q_limit`;
   const select = (kind: SearchKind, condition: string, gate: string, limit: string) =>
     `select ${kind.alias}.id from ${kind.from} where ${condition}${kind.where ?? ''}${gate} limit ${limit}`;
-  const vector = (kind: SearchKind) => `${kind.alias}.search_vector`;
+  /**
+   * A step's candidates: for a kind with a status, the active ones first (the rank prefers them, and the word
+   * index gives matches in no useful order; an active row's vector holds ACTIVE_LEXEME, so this is the same
+   * index lookup), then, only when fewer than `:q_candidates` are, the others.
+   */
+  const step = (kind: SearchKind, name: string, query: string, gate: string) => {
+    const vector = `${kind.alias}.search_vector`;
+    if (!kind.hasStatus) return [`${kind.name}_${name} as (${select(kind, `${vector} @@ ${query}`, gate, ':q_candidates')})`];
+    const active = `${kind.name}_${name}_active`;
+    return [
+      `${active} as (${select(kind, `${vector} @@ (${query} && '''${ACTIVE_LEXEME}'''::tsquery)`, gate, ':q_candidates')})`,
+      `${kind.name}_${name} as (select id from ${active}
+         union all (${select(kind, `${vector} @@ (${query} && '!''${ACTIVE_LEXEME}'''::tsquery)`, `${gate} and (select count(*) from ${active}) < :q_candidates`, ':q_candidates')}))`,
+    ];
+  };
   return [
     ...kinds.map(({ kind }) => `${kind.name}_exact as (${select(kind, `(${kind.exact})`, '', ':q_limit')})`),
-    ...kinds.map(({ kind }) => `${kind.name}_whole as (${select(kind, `${vector(kind)} @@ ${WHOLE}`, '', ':q_candidates')})`),
-    ...kinds.map(({ kind }) => `${kind.name}_prefix as (${select(kind, `${vector(kind)} @@ ${PREFIX}`, fewer(kind, 'whole'), ':q_candidates')})`),
-    ...kinds.map(
-      ({ kind }) => `${kind.name}_typo as (${select(kind, `${vector(kind)} @@ ${TYPO}`, `${fewer(kind, 'whole')}${fewer(kind, 'prefix')}`, ':q_candidates')})`,
-    ),
+    ...kinds.flatMap(({ kind }) => step(kind, 'whole', WHOLE, '')),
+    // A step is read only when the one before left room on the page, and only when its query finds more than
+    // the one before's (some word begins a word of the dictionary; some word has a correction).
+    ...kinds.flatMap(({ kind }) => step(kind, 'prefix', PREFIX, `${fewer(kind, 'whole')} and (select widens from q_prefix)`)),
+    ...kinds.flatMap(({ kind }) => step(kind, 'typo', TYPO, `${fewer(kind, 'whole')}${fewer(kind, 'prefix')} and (select widens from q_typo)`)),
     // Each candidate's row read by its id (a lateral subquery kept as such by OFFSET 0): a join could be
     // planned as a scan of the whole table.
     ...kinds.map(
@@ -159,6 +182,7 @@ export const EVENTS: SearchKind = {
   alias: 'e',
   exact: `(lower(e.title) collate "C") = ${LOWER_TEXT} or (e.ticker collate "C") = ${UPPER_TEXT} or e.slug = ${LOWER_TEXT}`,
   active: `(e.status = 'ACTIVE')`,
+  hasStatus: true,
   volume: 'e.volume',
 };
 
@@ -168,6 +192,7 @@ export const MARKETS: SearchKind = {
   alias: 'm',
   exact: `(lower(m.title) collate "C") = ${LOWER_TEXT} or (m.ticker collate "C") = ${UPPER_TEXT}`,
   active: `(m.status = 'ACTIVE')`,
+  hasStatus: true,
   volume: 'm.volume',
 };
 
