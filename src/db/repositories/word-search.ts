@@ -27,9 +27,8 @@ import { ACTIVE_LEXEME } from '../migrations/0017_word_search.js';
  * matches, and only when fewer than the page size of those, at most `:q_candidates` typo matches (the rank of
  * each step is below every rank of the step before, so a step that is skipped had nothing to show); a step
  * whose query finds nothing more than the one before's (no word begins a longer word, no word has a
- * correction) is not read. The
- * dictionary look-ups of a step run only when that step runs (or the count needs them). Only these
- * candidates are ranked: among more than `:q_candidates` items of a kind matching every word whole (active
+ * correction) is not read. The dictionary look-ups of a step run only when that step runs (or the count
+ * needs them). Only these candidates are ranked: among more than `:q_candidates` items of a kind matching every word whole (active
  * ones read first), which are ranked is not specified.
  */
 
