@@ -71,7 +71,8 @@ beforeAll(async () => {
     { market_id: m2, author_id: users.carol!.id, body: 'three' },
   ]);
   await db.raw('analyze');
-}, 180_000);
+  // 46,000 generated events and their markets, each written with its search words and their index entries.
+}, 300_000);
 afterAll(() => api?.stop());
 
 const ids = (items: Array<{ id: string }>) => items.map((e) => e.id);
