@@ -9,9 +9,13 @@
  * The hand-written SQL covers the requests the benchmark makes (default filters, no tag or status
  * parameters), not every parameter of the endpoints.
  */
+import knexFactory from 'knex';
 import Koa from 'koa';
 import pg from 'pg';
-import { SEARCH_POOL_MAX } from '../src/db/pools.js';
+import { SEARCH_POOL_MAX, poolSettings } from '../src/db/pools.js';
+import { searchStatement } from '../src/db/repositories/public-search.js';
+import { CANDIDATES_PER_RESULT } from '../src/db/repositories/word-search.js';
+import { SEARCH_SQL } from '../src/db/repositories/search.js';
 
 /** Same pool size as the service's (src/db/knex.ts, createDb). */
 export const POOL_MAX = 10;
@@ -64,171 +68,29 @@ export const SQL_NATIVE_EVENTS = `
    order by e.created_at desc, e.id desc
    limit $1`;
 
-const MARKET_DOC = `(lower(m.title) || ' ' || lower(m.ticker))`;
-const EVENT_DOC = `(lower(e.title) || ' ' || lower(e.ticker))`;
-const SERIES_DOC = `(lower(s.title) || ' ' || lower(s.ticker))`;
+/**
+ * The searches (`/api/search`, `/public-search` without filters): the service's own statement (word-search.ts
+ * builds it, and no shorter hand-written statement reads what it reads), as a named statement planned once
+ * per connection without its values, as the service's search pools run it: the baseline measures what the
+ * service adds around the database's work.
+ */
+const knexPg = knexFactory({ client: 'pg' });
 
 /**
- * The candidates of the native search with their tier (0 exact, 1 prefix, 2 other), each kind from an
- * `<kind>_ids` CTE given by the caller.
- * Parameters: $1 text, $2 upper, $3 prefix pattern, $4 upper prefix pattern.
+ * `sql` with knex's named bindings turned into `$n` placeholders, and the values in their order; kept per
+ * request (the benchmark repeats a few), so that the baseline's handler costs no more than a hand-written one.
  */
-const searchCandidates = (p: string) => `
-  select 'market' as kind, 3 as kind_rank, m.id::text as id, m.ticker, m.title, e.title as subtitle, ${MARKET_DOC} as doc,
-         case when m.ticker = $2 or lower(m.title) = $1 then 0 when m.ticker like $4 or lower(m.title) like $3 then 1 else 2 end as tier
-    from markets m join events e on e.id = m.event_id where m.id in (select id from ${p}market_ids)
-  union all
-  select 'event', 2, e.id::text, e.ticker, e.title, s.title, ${EVENT_DOC},
-         case when e.ticker = $2 or e.slug = $1 or lower(e.title) = $1 then 0 when e.ticker like $4 or e.slug like $3 or lower(e.title) like $3 then 1 else 2 end
-    from events e join series s on s.id = e.series_id where e.id in (select id from ${p}event_ids)
-  union all
-  select 'series', 1, s.id::text, s.ticker, s.title, c.name || ' · ' || s.frequency, ${SERIES_DOC},
-         case when s.ticker = $2 or s.slug = $1 or lower(s.title) = $1 then 0 when s.ticker like $4 or s.slug like $3 or lower(s.title) like $3 then 1 else 2 end
-    from series s join categories c on c.id = s.category_id where s.id in (select id from ${p}series_ids)
-  union all
-  select 'tag', 4, t.id::text, t.slug, t.label, 'Tag', lower(t.label) || ' ' || t.slug,
-         case when t.slug = $1 or lower(t.label) = $1 then 0 when t.slug like $3 or lower(t.label) like $3 then 1 else 2 end
-    from tags t where t.id in (select id from ${p}tag_ids)
-  union all
-  select 'profile', 5, u.id::text, u.username, coalesce(nullif(u.name, ''), u.username), '@' || u.username, lower(u.username) || ' ' || lower(u.name),
-         case when lower(u.username) = $1 or lower(u.name) = $1 then 0 when lower(u.username) like $3 or lower(u.name) like $3 then 1 else 2 end
-    from users u where u.id in (select id from ${p}profile_ids) and u.username <> ''`;
-
-/** Rank-2 candidates of one kind: the first $7 containing the text, then, only if fewer, the first $7 word-similar. */
-const similarIds = (name: string, from: string, contains: string, similar: string) => {
-  const alias = from.split(' ')[1]!;
-  return `s_${name}_contains as (select ${alias}.id from ${from} where ${contains} limit $7),
-  s_${name}_ids as (select id from s_${name}_contains
-    union (select ${alias}.id from ${from} where (${similar}) and (select count(*) from s_${name}_contains) < $7 limit $7))`;
-};
-
-/**
- * `/api/search?q=...`: exact and prefix matches (each way of matching cut at the page size) ranked by tier,
- * kind, word similarity, similarity, id; then the other matches kind after kind (each kind's: the text
- * anywhere, `like '%text%'`, cut at twice the page size, and only if fewer, word-similar, `<%`, cut
- * likewise), ranked by word similarity, similarity, id; the first page-size rows. One statement for both
- * steps of the service (tiers 0-1 of the first step rank above every tier-2 row of the second; the UNION ALL
- * under the LIMIT stops reading at the part that fills it).
- * Parameters: $1 text, $2 upper, $3 prefix, $4 upper prefix, $5 contains, $6 page size, $7 twice the page size.
- * Run with enable_seqscan off (the service sets it for its trigram step; the prefix step reads btrees anyway).
- */
-/** Rank-2 results are read kind after kind, in rank order. */
-const SIMILAR_KINDS = ['series', 'event', 'market', 'tag', 'profile'];
-
-export const SQL_SEARCH = `
-  with p_market_ids as (
-    (select id from markets where (ticker collate "C") like $4 order by (ticker collate "C"), id limit $6)
-    union (select id from markets where (lower(title) collate "C") like $3 order by (lower(title) collate "C"), id limit $6)
-  ),
-  p_event_ids as (
-    (select id from events where (ticker collate "C") like $4 order by (ticker collate "C"), id limit $6)
-    union (select id from events where (lower(title) collate "C") like $3 order by (lower(title) collate "C"), id limit $6)
-    union (select id from events where slug = $1)
-  ),
-  p_series_ids as (
-    (select id from series where ticker = $2 or slug = $1)
-    union (select id from series where (ticker collate "C") like $4 or (slug collate "C") like $3 or (lower(title) collate "C") like $3 order by id limit $6)
-  ),
-  p_tag_ids as (
-    (select id from tags where slug = $1 or lower(label) = $1)
-    union (select id from tags where (slug collate "C") like $3 or (lower(label) collate "C") like $3 order by id limit $6)
-  ),
-  p_profile_ids as (
-    (select id from users where lower(username) = $1)
-    union (select id from users where (lower(username) collate "C") like $3 order by (lower(username) collate "C") limit $6)
-    union (select id from users where (lower(name) collate "C") like $3 order by (lower(name) collate "C"), id limit $6)
-  ),
-  ${similarIds('series', 'series s', `${SERIES_DOC} like $5`, `$1 <% ${SERIES_DOC}`)},
-  ${similarIds('event', 'events e', `${EVENT_DOC} like $5`, `$1 <% ${EVENT_DOC}`)},
-  ${similarIds('market', 'markets m', `${MARKET_DOC} like $5`, `$1 <% ${MARKET_DOC}`)},
-  ${similarIds('tag', 'tags x', 'lower(x.label) like $5 or x.slug like $5', '$1 <% lower(x.label) or $1 <% x.slug')},
-  ${similarIds('profile', 'users x', 'lower(x.username) like $5 or lower(x.name) like $5', '$1 <% lower(x.username) or $1 <% lower(x.name)')}
-  select kind, id, ticker, title, subtitle from (
-    (select * from (${searchCandidates('p_')}) c where tier <= 1
-      order by tier, kind_rank, word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)
-${SIMILAR_KINDS.map((kind) => `
-    union all
-    (select * from (${searchCandidates('s_')}) c where tier = 2 and kind = '${kind}'
-      order by word_similarity($1, doc) desc, similarity($1, doc) desc, length(id), id limit $6)`).join('')}
-  ) r
-  limit $6`;
-
-const PS_EVENT_TEXT = `(lower(e.title) || ' ' || lower(e.ticker))`;
-const PS_TITLE_C = `(lower(e.title) collate "C")`;
-const PS_TICKER_C = `(e.ticker collate "C")`;
-
-/**
- * `/public-search?q=...` (text of 3 or more characters, no filters): the events (exact, title and ticker
- * prefix matches, each cut at the page size, and up to 100 others: containing the text, or, when none does,
- * word-similar), their count up to 1,000, the tags and the profiles, each ranked as the service ranks them;
- * one statement. Parameters: $1 text, $2 contains pattern, $3 prefix pattern, $4 page size.
- * Run with max_parallel_workers_per_gather = 0, as every connection of the service (src/db/knex.ts).
- */
-export const SQL_PUBLIC_SEARCH = `
-  with contained as materialized (
-    select e.id from events e where (${PS_EVENT_TEXT} like lower($2::text) or e.slug = lower($1::text))
-  ),
-  matches as materialized (
-    select id, 2 as class from contained
-    union all
-    select e.id, 3 from events e where lower($1::text) <% ${PS_EVENT_TEXT} and not exists (select 1 from contained)
-  ),
-  candidates as (
-    (select e.id, 0 as class from events e where (${PS_TITLE_C} = lower($1::text) or ${PS_TICKER_C} = upper(lower($1::text)) or e.slug = lower($1::text)) limit $4)
-    union all (select e.id, 1 from events e where ${PS_TITLE_C} like lower($3::text) order by ${PS_TITLE_C}, e.id limit $4)
-    union all (select e.id, 1 from events e where ${PS_TICKER_C} like upper(lower($3::text)) order by ${PS_TICKER_C}, e.id limit $4)
-    union all (select id, class from matches limit 100)
-  ),
-  ranked_events as (
-    select e.id::text as id, e.ticker, e.slug, e.title, e.status, s.title as series_title
-      from (select id, min(class) as class from candidates group by id) c
-      join events e on e.id = c.id
-      join series s on s.id = e.series_id
-     order by c.class, case when c.class = 3 then word_similarity(lower($1::text), ${PS_EVENT_TEXT}) end desc, ${PS_TITLE_C}, e.id
-     limit $4
-  ),
-  matched_tags as (select t.* from tags t where lower(t.label) like lower($2::text) or t.slug like lower($2::text)),
-  ranked_tags as (
-    select t.id::text as id, t.slug, t.label
-      from (select * from matched_tags
-            union all
-            select t.* from tags t where lower($1::text) <% lower(t.label) and not exists (select 1 from matched_tags)) t
-     order by case when lower(t.label) = lower($1::text) or t.slug = lower($1::text) then 0
-                   when lower(t.label) like lower($3::text) or t.slug like lower($3::text) then 1
-                   when lower(t.label) like lower($2::text) or t.slug like lower($2::text) then 2 else 3 end,
-              case when not (lower(t.label) like lower($2::text) or t.slug like lower($2::text)) then word_similarity(lower($1::text), lower(t.label)) end desc,
-              lower(t.label) collate "C", t.id
-     limit $4
-  ),
-  users_contained as materialized (
-    select u.id from users u where u.username <> '' and (lower(u.username) like lower($2::text) or lower(u.name) like lower($2::text))
-  ),
-  user_matches as materialized (
-    select id, 2 as class from users_contained
-    union all
-    select u.id, 3 from users u where u.username <> '' and (lower($1::text) <% lower(u.username) or lower($1::text) <% lower(u.name))
-       and not exists (select 1 from users_contained)
-  ),
-  user_candidates as (
-    (select u.id, 0 as class from users u where u.username <> '' and ((lower(u.username) collate "C") = lower($1::text) or (lower(u.name) collate "C") = lower($1::text)) limit $4)
-    union all (select u.id, 1 from users u where u.username <> '' and (lower(u.username) collate "C") like lower($3::text) order by (lower(u.username) collate "C") limit $4)
-    union all (select u.id, 1 from users u where u.username <> '' and (lower(u.name) collate "C") like lower($3::text) order by (lower(u.name) collate "C"), u.id limit $4)
-    union all (select id, class from user_matches limit 100)
-  ),
-  ranked_profiles as (
-    select u.id::text as id, u.name, u.username
-      from (select id, min(class) as class from user_candidates group by id) c join users u on u.id = c.id
-     order by c.class,
-              case when c.class = 3 then greatest(word_similarity(lower($1::text), lower(u.username)), word_similarity(lower($1::text), lower(u.name))) end desc,
-              (lower(u.username) collate "C"), u.id
-     limit $4
-  )
-  select (select count(*)::int from (select 1 from matches limit 1000) m) as total,
-         coalesce((select json_agg(r) from ranked_events r), '[]'::json) as events,
-         coalesce((select json_agg(r) from ranked_tags r), '[]'::json) as tags,
-         coalesce((select json_agg(r) from ranked_profiles r), '[]'::json) as profiles`;
-
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+const converted = new Map<string, { text: string; values: unknown[] }>();
+function positional(sql: string, bindings: Record<string, unknown>): { text: string; values: unknown[] } {
+  const key = `${sql}\u0000${JSON.stringify(bindings)}`;
+  let found = converted.get(key);
+  if (!found) {
+    const native = knexPg.raw(sql, bindings as never).toSQL().toNative();
+    found = { text: native.sql, values: [...native.bindings] };
+    converted.set(key, found);
+  }
+  return found;
+}
 
 export interface Baseline {
   app: Koa;
@@ -237,14 +99,15 @@ export interface Baseline {
 
 /** The baseline app: one route per measured request; answers 404 to anything else. */
 export function createBaseline(databaseUrl: string): Baseline {
-  // The session settings of every service connection (src/db/knex.ts), and the native search's sequential
-  // scans off (src/db/pools.ts); not its generic plans: the baseline's statement is planned for its values.
+  // The session settings of every service connection (src/db/knex.ts); the searches', those of their pools
+  // (generic plans, sequential scans off: src/db/pools.ts), each with as many connections as the service's.
   const serviceSettings = '-c max_parallel_workers_per_gather=0';
   const plain = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, options: serviceSettings });
-  const search = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, options: `${serviceSettings} -c enable_seqscan=off` });
-  // As many connections as the service's searches get; not their generic plans: this statement, written by hand
-  // with LIKE patterns, is planned for its values.
-  const publicSearch = new pg.Pool({ connectionString: databaseUrl, max: SEARCH_POOL_MAX, options: serviceSettings });
+  const searchOptions = (name: 'catalogueSearchDb' | 'publicSearchDb') =>
+    Object.entries(poolSettings(name)).map(([setting, value]) => `-c ${setting}=${value}`).join(' ');
+  const search = new pg.Pool({ connectionString: databaseUrl, max: SEARCH_POOL_MAX, options: searchOptions('catalogueSearchDb') });
+  const publicSearch = new pg.Pool({ connectionString: databaseUrl, max: SEARCH_POOL_MAX, options: searchOptions('publicSearchDb') });
+  const nativeSearch = positional(SEARCH_SQL, { q_text: '', q_limit: 0, q_candidates: 0 });
   const limitOf = (value: unknown, fallback: number, max: number) => Math.min(Number(value ?? fallback) || fallback, max);
 
   const routes: Record<string, (ctx: Koa.Context) => Promise<unknown>> = {
@@ -271,17 +134,18 @@ export function createBaseline(databaseUrl: string): Baseline {
       return { cursor: rows.length > limit && last ? `${last.sort_created_at}|${last.id}` : null, events };
     },
     '/api/search': async (ctx) => {
-      const text = String(ctx.query.q ?? '').trim().toLowerCase();
-      const limit = limitOf(ctx.query.limit, 12, 50);
-      const upper = text.toUpperCase();
-      const params = [text, upper, `${escapeLike(text)}%`, `${escapeLike(upper)}%`, `%${escapeLike(text)}%`, limit, 2 * limit];
-      return { query: text, results: (await search.query(SQL_SEARCH, params)).rows };
+      const text = String(ctx.query.q ?? '').trim();
+      const limit = limitOf(ctx.query.limit, 12, 30);
+      // The same bindings in the same places as the service's (every placeholder of one name gets one value).
+      const values = positional(SEARCH_SQL, { q_text: text, q_limit: limit, q_candidates: CANDIDATES_PER_RESULT * limit }).values;
+      return { query: text, results: (await search.query({ name: 'baseline_search', text: nativeSearch.text, values })).rows };
     },
     '/public-search': async (ctx) => {
       const text = String(ctx.query.q ?? '').trim();
-      if (Array.from(text).length < 3) ctx.throw(400, 'the baseline handles text of 3 characters or more');
       const limit = limitOf(ctx.query.limit_per_type, 10, 50);
-      const { rows } = await publicSearch.query(SQL_PUBLIC_SEARCH, [text, `%${escapeLike(text)}%`, `${escapeLike(text)}%`, limit]);
+      const statement = searchStatement({ text, limit, events: { activeOnly: false, requiredTagGroups: [], excludedTagIds: [] }, tags: { excludedTagIds: [] }, profiles: true });
+      const { text: sql, values } = positional(statement.sql, statement.bindings);
+      const { rows } = await publicSearch.query({ name: 'baseline_public_search', text: sql, values });
       const { total, events, tags, profiles } = rows[0];
       return { events, tags, profiles, pagination: { hasMore: total > events.length, totalResults: total } };
     },

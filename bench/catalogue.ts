@@ -1,6 +1,6 @@
 /**
- * npm run bench:catalogue [-- --events N] [--q WORD] [--depth ROWS]: the catalogue reads of the real service
- * on a large catalogue, against hand-written baselines.
+ * npm run bench:catalogue [-- --events N] [--q WORD] [--miss WORD] [--typo WORD] [--words 'THREE WORDS'] [--depth ROWS]:
+ * the catalogue reads of the real service on a large catalogue, against hand-written baselines.
  *
  * 1. Database: an embedded PostgreSQL under .data/bench-catalogue (git-ignored; kept between runs), one
  *    database per catalogue size, or BENCH_DATABASE_URL. Migrated, and seeded with the scale generator
@@ -17,13 +17,15 @@
  *    (default 32), BENCH_WARMUP s (default 1) then BENCH_DURATION s (default 5) per row, each endpoint right
  *    before its baseline: /events?limit=20, /events/keyset?limit=20 (first page), /events/keyset 20,000 rows
  *    deep (the cursor found by walking the next_cursor chain with limit=500 first), /events/pagination?limit=20,
- *    /api/events?with_nested_markets=true, /api/search?q=WORD, /public-search?q=WORD (WORD default `price`,
- *    which occurs in generated titles).
+ *    /api/events?with_nested_markets=true, then each search (/api/search, /public-search) with q=WORD (default
+ *    `price`, which occurs in generated titles), a miss (--miss, default `zqxjv`: a word in no item's text), a
+ *    typo (--typo, default `bitcon`: no word starts with it, and it is one edit from a word) and three words
+ *    (--words, default `bitcoin price weekly`), each checked against the catalogue before measuring.
  * 5. Then every endpoint again (not the ceiling nor the baselines, which do not involve the service) against
  *    the service as deployed, `node dist/main.js` in a process of its own (bench/lib.ts startServiceProcess:
  *    built first if stale, LOG_LEVEL=warn) on the same database, once with WEB_CONCURRENCY=1 and once with
  *    WEB_CONCURRENCY=2, after checking that it answers what the in-process service answered; the service of
- *    step 2 is stopped first. All of them, since they add only 2 x 7 rows (about 1.5 minutes) to a run
+ *    step 2 is stopped first. All of them, since they add only two rows per endpoint (a few minutes) to a run
  *    whose first start seeds for several minutes. No target: these rows show, beside the in-process ones,
  *    what a second worker process buys on this machine.
  *
@@ -32,7 +34,8 @@
  * processes), the cores other processes kept busy meanwhile (bench/cpu-share.ts:
  * on this 2-core machine a row sharing it with other work is not worth comparing; the run says so), statements
  * per request, and each endpoint's share of its baseline's requests/s. Targets (exit code 1 when one is missed): each endpoint at least 80% of its
- * baseline's requests/s with p99 under 100 ms; the deep keyset page's p50 at most 1.5 times the first page's.
+ * baseline's requests/s with p99 under 100 ms; the deep keyset page's p50 at most 1.5 times the first page's;
+ * the searches' miss, typo and three-word rows at least 500 requests/s with p99 under 50 ms.
  *
  * BENCH_ONLY=TEXT measures only the endpoints whose name contains TEXT (the ceiling row always).
  *
@@ -62,6 +65,9 @@ const { values: args } = parseArgs({
   options: {
     events: { type: 'string', default: '100000' },
     q: { type: 'string', default: 'price' },
+    miss: { type: 'string', default: 'zqxjv' },
+    typo: { type: 'string', default: 'bitcon' },
+    words: { type: 'string', default: 'bitcoin price weekly' },
     depth: { type: 'string', default: '20000' },
   },
 });
@@ -74,7 +80,14 @@ function refuse(message: string): never {
 }
 if (!Number.isSafeInteger(EVENTS) || EVENTS < 1) refuse('--events must be a positive whole number');
 if (!Number.isSafeInteger(DEPTH) || DEPTH < 1) refuse('--depth must be a positive whole number');
-if (Array.from(WORD).length < 3 || !/^[\p{L}\p{N}]+$/u.test(WORD)) refuse('--q must be one word of 3 or more letters or digits');
+const SINGLE_WORD = /^[\p{L}\p{N}]{3,}$/u;
+if (!SINGLE_WORD.test(WORD)) refuse('--q must be one word of 3 or more letters or digits');
+const MISS = args.miss!.trim();
+const TYPO = args.typo!.trim().toLowerCase();
+const WORDS = args.words!.trim().split(/\s+/).join(' ');
+if (!SINGLE_WORD.test(MISS)) refuse('--miss must be one word of 3 or more letters or digits');
+if (!/^[\p{L}]{4,}$/u.test(TYPO)) refuse('--typo must be one word of 4 or more letters');
+if (WORDS.split(' ').length !== 3 || !WORDS.split(' ').every((w) => SINGLE_WORD.test(w))) refuse('--words must be three words of 3 or more letters or digits');
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
@@ -84,6 +97,9 @@ const ONLY = process.env.BENCH_ONLY ?? '';
 const TARGET_SHARE = 0.8;
 const TARGET_P99_MS = 100;
 const TARGET_DEEP_P50 = 1.5;
+/** Targets of the searches' miss, typo and three-word rows. */
+const TARGET_SEARCH_P99_MS = 50;
+const TARGET_SEARCH_RPS = 500;
 /** Other work above this many cores during a row marks the run as disturbed. */
 const DISTURBED_CORES = 0.1;
 const WALK_PAGE = 500;
@@ -160,12 +176,13 @@ interface Endpoint {
   /** What must agree between the two answers: the items in order (and counts). */
   serviceKey(body: any): unknown;
   baselineKey(body: any): unknown;
+  /** Held to the searches' own targets (TARGET_SEARCH_P99_MS, TARGET_SEARCH_RPS) too. */
+  searchTarget?: boolean;
 }
 
 const ids = (rows: Array<{ id: unknown }>) => rows.map((row) => String(row.id));
 
 function endpoints(deep: { cursor: string; afterId: string; depth: number }): Endpoint[] {
-  const q = encodeURIComponent(WORD);
   return [
     {
       name: 'GET /events?limit=20',
@@ -202,20 +219,33 @@ function endpoints(deep: { cursor: string; afterId: string; depth: number }): En
       serviceKey: (body) => [body.events.map((e: any) => [e.id, ids(e.markets)]), body.cursor !== null],
       baselineKey: (body) => [body.events.map((e: any) => [String(e.id), ids(e.markets)]), body.cursor !== null],
     },
-    {
-      name: `GET /api/search?q=${WORD}`,
-      service: `/api/search?q=${q}`,
-      baseline: `/api/search?q=${q}`,
-      serviceKey: (body) => body.results.map((r: any) => `${r.kind}:${r.id}`),
-      baselineKey: (body) => body.results.map((r: any) => `${r.kind}:${r.id}`),
-    },
-    {
-      name: `GET /public-search?q=${WORD}`,
-      service: `/public-search?q=${q}`,
-      baseline: `/public-search?q=${q}`,
-      serviceKey: (body) => [ids(body.events), ids(body.tags), ids(body.profiles), body.pagination],
-      baselineKey: (body) => [ids(body.events), ids(body.tags), ids(body.profiles), body.pagination],
-    },
+    ...[
+      { q: WORD, searchTarget: false },
+      { q: MISS, searchTarget: true, what: 'miss' },
+      { q: TYPO, searchTarget: true, what: 'typo' },
+      { q: WORDS, searchTarget: true, what: 'three words' },
+    ].flatMap(({ q, searchTarget, what }) => {
+      const query = encodeURIComponent(q);
+      const label = `q=${q}${what ? ` (${what})` : ''}`;
+      return [
+        {
+          name: `GET /api/search?${label}`,
+          service: `/api/search?q=${query}`,
+          baseline: `/api/search?q=${query}`,
+          serviceKey: (body: any) => body.results.map((r: any) => `${r.kind}:${r.id}`),
+          baselineKey: (body: any) => body.results.map((r: any) => `${r.kind}:${r.id}`),
+          searchTarget,
+        },
+        {
+          name: `GET /public-search?${label}`,
+          service: `/public-search?q=${query}`,
+          baseline: `/public-search?q=${query}`,
+          serviceKey: (body: any) => [ids(body.events), ids(body.tags), ids(body.profiles), body.pagination],
+          baselineKey: (body: any) => [ids(body.events), ids(body.tags), ids(body.profiles), body.pagination],
+          searchTarget,
+        },
+      ];
+    }),
   ];
 }
 
@@ -321,6 +351,7 @@ async function explain(databaseUrl: string, service: RunningService, name: strin
 
 interface Row {
   name: string;
+  searchTarget?: boolean;
   measured: Measured;
   statements?: number;
   baseline?: Measured;
@@ -409,8 +440,14 @@ async function main(): Promise<void> {
         [`%${WORD.toLowerCase()}%`],
       )
     ).rows[0];
+    const typoPrefixes = (await facts.query(`select count(*)::int as n from search_dictionary where starts_with(word, $1)`, [TYPO])).rows[0].n;
     await facts.end();
     if (counts.with_word === 0) throw new Error(`no event title contains '${WORD}': choose another --q`);
+    if (typoPrefixes > 0) throw new Error(`'${TYPO}' begins a word of the catalogue, so it is no typo: choose another --typo`);
+    const found = async (q: string) => (await getJson(`${service.url}/api/search?q=${encodeURIComponent(q)}`)).results.length as number;
+    if ((await found(MISS)) > 0) throw new Error(`'${MISS}' finds items: choose another --miss`);
+    if ((await found(TYPO)) === 0) throw new Error(`'${TYPO}' finds nothing: choose another --typo`);
+    if ((await found(WORDS)) === 0) throw new Error(`'${WORDS}' finds nothing: choose other --words`);
 
     log(`walking /events/keyset with limit=${WALK_PAGE} to ${DEPTH.toLocaleString('en')} rows deep`);
     const deep = await walkKeyset(service.url, DEPTH);
@@ -442,7 +479,7 @@ async function main(): Promise<void> {
     for (const endpoint of list) {
       const measured = await load(`${service.url}${endpoint.service}`);
       const base = await load(`${baseline.url}${endpoint.baseline}`);
-      rows.push({ name: endpoint.name, measured, statements: statements.get(endpoint.name)!.length, baseline: base });
+      rows.push({ name: endpoint.name, measured, statements: statements.get(endpoint.name)!.length, baseline: base, searchTarget: endpoint.searchTarget });
     }
 
     // The endpoints again on the service as deployed, a process of its own: WEB_CONCURRENCY=1, then 2. The
@@ -508,6 +545,11 @@ async function main(): Promise<void> {
       const p99 = row.measured.result.latency.p99;
       verdicts.push({ ok: share >= TARGET_SHARE, text: `${row.name}: ${(share * 100).toFixed(0)}% of its baseline's req/s (target >= ${TARGET_SHARE * 100}%)` });
       verdicts.push({ ok: p99 < TARGET_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_P99_MS} ms)` });
+      if (row.searchTarget) {
+        const rps = row.measured.result.requests.average;
+        verdicts.push({ ok: rps >= TARGET_SEARCH_RPS, text: `${row.name}: ${rps.toFixed(0)} req/s (target >= ${TARGET_SEARCH_RPS})` });
+        verdicts.push({ ok: p99 < TARGET_SEARCH_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_SEARCH_P99_MS} ms)` });
+      }
     }
     const first = rows.find((row) => row.name.includes('(first page)'));
     const deepRow = rows.find((row) => row.name.includes(' deep)'));

@@ -4,7 +4,7 @@ import { createDb, sessionSettings, type Db, type PoolOptions } from './knex.js'
 /**
  * Connections of each search (`/public-search`, `/api/search`), apart from the main pool: their statements
  * run on generic plans (planned once per connection; src/db/repositories/public-search.ts, search.ts), a
- * setting the other statements must not get, and the native search's with sequential scans off. Each search
+ * setting the other statements must not get, and sequential scans off. Each search
  * is a few milliseconds of PostgreSQL CPU, so only a few run at once; the rest wait their turn here instead
  * of time-slicing the database's cores, and a burst of searches (a public, unauthenticated read) never takes
  * the connections trading needs.
@@ -18,7 +18,7 @@ export interface Pools {
   db: Db;
   /** Named statements of fixed text, each planned once per connection without its values (sequential scans off): see plannedOnce. */
   plannedDb: Db;
-  /** `/public-search`: generic plans. */
+  /** `/public-search`: generic plans, sequential scans off. */
   publicSearchDb: Db;
   /** `/api/search`: generic plans, sequential scans off. */
   catalogueSearchDb: Db;
@@ -27,7 +27,7 @@ export interface Pools {
 const POOLS: { readonly [Pool in keyof Pools]: { max: number; options: PoolOptions } } = {
   db: { max: POOL_MAX, options: {} },
   plannedDb: { max: POOL_MAX, options: { genericPlans: true, indexScansOnly: true } },
-  publicSearchDb: { max: SEARCH_POOL_MAX, options: { genericPlans: true } },
+  publicSearchDb: { max: SEARCH_POOL_MAX, options: { genericPlans: true, indexScansOnly: true } },
   catalogueSearchDb: { max: SEARCH_POOL_MAX, options: { genericPlans: true, indexScansOnly: true } },
 };
 

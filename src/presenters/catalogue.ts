@@ -5,7 +5,7 @@ import type { RelatedTagRow } from '../db/repositories/tags.js';
 import type { EventView, MarketView, SeriesView, TagView } from '../db/rows.js';
 import type { EventWithDetails } from '../domain/catalogue/events.js';
 import type { components } from '../generated/api-types.js';
-import { decimal, isoZ, nullablePrice } from './format.js';
+import { decimal, isoZ, lastPrice } from './format.js';
 
 type Schemas = components['schemas'];
 
@@ -54,8 +54,8 @@ export const presentMarket = (market: MarketView): Schemas['Market'] => ({
   eventTicker: market.event_ticker,
   title: market.title,
   status: market.status,
-  lastYesPrice: nullablePrice(market.last_yes_price),
-  lastNoPrice: nullablePrice(market.last_no_price),
+  lastYesPrice: lastPrice(market.last_yes_price),
+  lastNoPrice: lastPrice(market.last_no_price),
   volume: decimal(market.volume),
   liquidity: decimal(market.liquidity),
   openInterest: decimal(market.open_interest),
@@ -73,13 +73,15 @@ export const presentMarketSummary = (market: MarketSummaryRow): Schemas['MarketS
   eventTicker: market.event_ticker,
   title: market.title,
   status: market.status,
-  lastYesPrice: nullablePrice(market.last_yes_price),
-  lastNoPrice: nullablePrice(market.last_no_price),
+  lastYesPrice: lastPrice(market.last_yes_price),
+  lastNoPrice: lastPrice(market.last_no_price),
   volume: decimal(market.volume),
   liquidity: decimal(market.liquidity),
 });
 
-const nullableDecimal = (value: string | null): string | null => (value === null ? null : decimal(value));
+/** What the YES-price rollups show when no market of the event has a last YES price. */
+const NO_YES_PRICE = '0';
+const rollup = (value: string | null): string => (value === null ? NO_YES_PRICE : decimal(value));
 
 /** Event analytics (specification 2.5): counts, sums and YES-price rollups over the event's markets. */
 export const presentEventAnalytics = (row: EventAnalyticsRow): Schemas['EventAnalytics'] => ({
@@ -94,9 +96,9 @@ export const presentEventAnalytics = (row: EventAnalyticsRow): Schemas['EventAna
   totalVolume: decimal(row.total_volume),
   totalLiquidity: decimal(row.total_liquidity),
   yesPriceSum: decimal(row.yes_price_sum),
-  avgYesPrice: nullableDecimal(row.avg_yes_price),
-  minYesPrice: nullableDecimal(row.min_yes_price),
-  maxYesPrice: nullableDecimal(row.max_yes_price),
+  avgYesPrice: rollup(row.avg_yes_price),
+  minYesPrice: rollup(row.min_yes_price),
+  maxYesPrice: rollup(row.max_yes_price),
 });
 
 /** One event of `GET /api/events`: the native event, plus its markets and analytics when asked for. */

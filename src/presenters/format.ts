@@ -33,4 +33,8 @@ export const price = (value: string): string => {
   return value.slice(0, value.length - match[1].length + 2);
 };
 
-export const nullablePrice = (value: string | null): string | null => (value === null ? null : price(value));
+/** What a market that has never traded shows as its last price in either frame (the catalogues this one follows show 0). */
+export const NEVER_TRADED_PRICE = '0';
+
+/** A last price on the 0.01 tick, or NEVER_TRADED_PRICE before the first trade. */
+export const lastPrice = (value: string | null): string => (value === null ? NEVER_TRADED_PRICE : price(value));

@@ -37,7 +37,7 @@ describe('catalogue administration', () => {
 
     const market = await post('/api/admin/markets', { ticker: 'KXFED-26DEC-T4', event_ticker: 'KXFED-26DEC', title: 'Above 4%', tags: ['fed'], rewards_min_size: '10', rewards_max_spread: '0.03' });
     expect(market.status).toBe(201);
-    expect(market.body.market).toMatchObject({ ticker: 'KXFED-26DEC-T4', eventTicker: 'KXFED-26DEC', status: 'ACTIVE', lastYesPrice: null, volume: '0', result: null, rewardsMinSize: '10', rewardsMaxSpread: '0.03' });
+    expect(market.body.market).toMatchObject({ ticker: 'KXFED-26DEC-T4', eventTicker: 'KXFED-26DEC', status: 'ACTIVE', lastYesPrice: '0', lastNoPrice: '0', volume: '0', result: null, rewardsMinSize: '10', rewardsMaxSpread: '0.03' });
 
     const after = await post('/api/admin/tags', { slug: 'fed-2', label: 'Fed 2' });
     expect(after.body.tag.market_count).toBe(0);

@@ -203,9 +203,9 @@ describe('GET /api/events', () => {
     });
     expect(e1.analytics).toMatchObject({ marketCount: 5, yesPriceSum: '1.55' });
     expect(e2.markets).toEqual([]);
-    expect(e2.analytics).toMatchObject({ marketCount: 0, avgYesPrice: null });
+    expect(e2.analytics).toMatchObject({ marketCount: 0, avgYesPrice: '0', minYesPrice: '0', maxYesPrice: '0' });
     expect(e3.markets.map((m: { ticker: string }) => m.ticker)).toEqual(['NTS-E3-M1']);
-    expect(e3.analytics).toMatchObject({ marketCount: 1, closedCount: 1, totalVolume: '1', yesPriceSum: '0', minYesPrice: null });
+    expect(e3.analytics).toMatchObject({ marketCount: 1, closedCount: 1, totalVolume: '1', yesPriceSum: '0', minYesPrice: '0' });
     expect(e4.markets).toEqual([]);
 
     const marketsOnly = await api.get('/api/events?series_ticker=NTS&with_nested_markets=true');
@@ -296,7 +296,8 @@ describe('GET /api/events/{event_ticker}', () => {
       'NTS-E1-M4:RESOLVED',
       'NTS-E1-M5:RESOLVED',
     ]);
-    expect(both.body.markets[3]).toMatchObject({ lastYesPrice: null, lastNoPrice: null, volume: '0' });
+    // never traded: the documented default in both frames
+    expect(both.body.markets[3]).toMatchObject({ lastYesPrice: '0', lastNoPrice: '0', volume: '0' });
     expect(both.body).toHaveProperty('analytics');
 
     const bare = await api.get('/api/events/NTS-E1?with_analytics=false');
@@ -305,7 +306,7 @@ describe('GET /api/events/{event_ticker}', () => {
     expect(Object.keys(marketsOnly.body).sort()).toEqual(['event', 'markets']);
   });
 
-  it('gives an event without markets zero counts and sums and null prices', async () => {
+  it('gives an event without markets zero counts, sums and price rollups', async () => {
     const response = await api.get('/api/events/NTS-E2?with_nested_markets=true');
     expect(response.body.markets).toEqual([]);
     expect(response.body.analytics).toEqual({
@@ -320,9 +321,9 @@ describe('GET /api/events/{event_ticker}', () => {
       totalVolume: '0',
       totalLiquidity: '0',
       yesPriceSum: '0',
-      avgYesPrice: null,
-      minYesPrice: null,
-      maxYesPrice: null,
+      avgYesPrice: '0',
+      minYesPrice: '0',
+      maxYesPrice: '0',
     });
   });
 
@@ -661,7 +662,7 @@ describe('GET /api/search', () => {
 
     const series = await search('NTS');
     expect(series.results[0]).toEqual({ kind: 'series', id: expect.any(String), ticker: 'NTS', title: 'Native test series', subtitle: 'Native Tests · weekly', href: '/series/NTS' });
-    // then the prefix matches: events before markets, each by id on equal similarity
+    // then the items holding the word: events (fewer words) before markets; active first, then by volume
     expect(series.results.slice(1, 11).map((r) => `${r.kind}:${r.ticker}`)).toEqual([
       'event:NTS-E1',
       'event:NTS-E2',
@@ -669,10 +670,10 @@ describe('GET /api/search', () => {
       'event:NTS-E4',
       'market:NTS-E1-M1',
       'market:NTS-E1-M2',
+      'market:NTS-E3-M1',
       'market:NTS-E1-M3',
       'market:NTS-E1-M4',
       'market:NTS-E1-M5',
-      'market:NTS-E3-M1',
     ]);
   });
 
@@ -690,6 +691,24 @@ describe('GET /api/search', () => {
     // text in the middle of a title is found too
     expect((await search('market nts-e3')).results.map((r) => r.ticker)).toContain('NTS-E3-M1');
     expect((await search('onely')).results.map((r) => r.ticker)).toContain('nt-lonely');
+  });
+
+  it("matches words in any order, punctuation ignored, in an item's parents' text too, and follows a renamed series", async () => {
+    const kindTickers = async (q: string) => (await search(q)).results.map((r) => `${r.kind}:${r.ticker}`);
+    // The event's own ticker and its series' title, words in another order and with punctuation.
+    expect((await kindTickers('series, native: #nts-e2'))[0]).toBe('event:NTS-E2');
+    expect(await kindTickers('e2 nts zzzqx')).toEqual([]);
+    const before = await api.db('series').where({ ticker: 'NTS' }).first('title');
+    await api.db('series').where({ ticker: 'NTS' }).update({ title: 'Renamed zebra series' });
+    try {
+      // The new word reaches the series' events and their markets; the old one is gone.
+      expect(await kindTickers('zebra nts-e1-m1')).toEqual(['market:NTS-E1-M1']);
+      expect((await kindTickers('zebra NTS-E3'))[0]).toBe('event:NTS-E3');
+      expect(await kindTickers('test series nts-e1-m1')).toEqual([]);
+    } finally {
+      await api.db('series').where({ ticker: 'NTS' }).update({ title: before.title });
+    }
+    expect(await kindTickers('test series nts-e1-m1')).toEqual(['market:NTS-E1-M1']);
   });
 
   it('ranks every kind that matches, exact matches before prefix matches before the rest', async () => {
@@ -730,11 +749,11 @@ describe('GET /api/search', () => {
     expect(await api.db('markets').where({ ticker: 'NTS-E1-M1' }).first()).toBeDefined();
   });
 
-  it('runs on connections of its own, planned without values and with sequential scans off; the rest of the service keeps both', async () => {
+  it('runs on connections of their own (each search), planned without values and with sequential scans off; the rest of the service keeps both', async () => {
     const settings = async (db: typeof api.db) =>
       (await db.raw(`select current_setting('plan_cache_mode') as plans, current_setting('enable_seqscan') as seqscan`)).rows[0];
     expect(await settings(api.service.pools.catalogueSearchDb)).toEqual({ plans: 'force_generic_plan', seqscan: 'off' });
-    expect(await settings(api.service.pools.publicSearchDb)).toEqual({ plans: 'force_generic_plan', seqscan: 'on' });
+    expect(await settings(api.service.pools.publicSearchDb)).toEqual({ plans: 'force_generic_plan', seqscan: 'off' });
     expect(await settings(api.db)).toEqual({ plans: 'auto', seqscan: 'on' });
   });
 });

@@ -464,37 +464,42 @@ describe('GET /public-search', () => {
     }
   });
 
-  it('ranks exact matches, then prefix matches, then the rest', async () => {
+  it('ranks exact matches, then whole words, then prefixes, then typos', async () => {
     const response = await search('q=bitcoin');
-    // BITCOIN: exact ticker; KXBTCX-1 "Bitcoin above 100k": prefix; KXBTCX-3 "Who holds bitcoin": contains.
+    // BITCOIN: exact ticker; then the events of the series "Bitcoin price", the whole word in their text
+    // (KXBTCX-1 "Bitcoin above 100k" is ACTIVE, KXBTCX-3 "Who holds bitcoin" RESOLVED: active first).
     expect(eventTickers(response.body)).toEqual(['BITCOIN', 'KXBTCX-1', 'KXBTCX-3']);
     expect(response.body.tags.map((t: { slug: string }) => t.slug)).toEqual(['bitcoin']);
-    // Similar text (a typo) still matches.
-    // Equally similar: by title ("approval above 45" before "approval above 50").
+    // A typo still matches; neither event is active: higher volume first (7, then 5).
     expect(eventTickers((await search('q=aproval')).body)).toEqual(['KXELECX-2', 'KXELECX-1']);
     expect(eventTickers((await search('q=FED%20MARCH')).body)).toEqual(['KXFEDX-MAR']);
-    // Similar items only when nothing contains the text: "electionz" finds the tag "elections".
+    expect(eventTickers((await search('q=march%20fed')).body)).toEqual(['KXFEDX-MAR']);
+    // "electionz" finds the tag "elections", no event.
     const typo = await search('q=electionz');
     expect(typo.body.tags.map((t: { slug: string }) => t.slug)).toEqual(['elections']);
     expect(typo.body.pagination.totalResults).toBe(0);
-    // "decision" is contained in three titles: the merely similar ones do not join them.
-    expect(eventTickers((await search('q=decision&limit_per_type=50')).body)).toEqual(['KXFEDX-FEB', 'KXFEDX-JAN', 'KXFEDX-MAR']);
+    // "decision" is a whole word of three titles (active first, then by volume); "Fed February minutes"
+    // matches it only as a prefix of its series' "decisions": after them.
+    const decision = await search('q=decision&limit_per_type=50');
+    expect(eventTickers(decision.body)).toEqual(['KXFEDX-MAR', 'KXFEDX-FEB', 'KXFEDX-JAN', 'KXFEDX-FEB2']);
+    expect(decision.body.pagination).toEqual({ hasMore: false, totalResults: 4 });
   });
 
-  it('matches text shorter than 3 characters on exact values and prefixes only', async () => {
+  it('matches words shorter than 4 characters as prefixes, never as typos', async () => {
     const fe = await search('q=fe');
-    expect(eventTickers(fe.body)).toEqual(['KXFEDX-FEB', 'KXFEDX-FEB2', 'KXFEDX-JAN', 'KXFEDX-MAR']);
+    // Every "Fed" event, by prefix: active first, then by volume.
+    expect(eventTickers(fe.body)).toEqual(['KXFEDX-MAR', 'KXFEDX-FEB', 'KXFEDX-JAN', 'KXFEDX-FEB2']);
     expect(fe.body.tags.map((t: { slug: string }) => t.slug)).toEqual(['fed']);
     expect(fe.body.profiles.map((p: { pseudonym: string }) => p.pseudonym)).toEqual(['chartist', 'fed_watcher']);
-    // "ed" is inside "fed" but starts nothing.
+    // "ed" is inside "fed" but starts no word.
     const ed = await search('q=ed');
     expect(ed.body).toEqual({ events: [], tags: [], profiles: [], pagination: { hasMore: false, totalResults: 0 } });
-    // Ticker prefixes match too.
-    expect(eventTickers((await search('q=KX&limit_per_type=50')).body)).toHaveLength(8);
+    // Ticker prefixes match too: every event's series ticker starts with KX.
+    expect(eventTickers((await search('q=KX&limit_per_type=50')).body)).toHaveLength(9);
   });
 
-  it('matches prefixes code point by code point, whatever the text ends with', async () => {
-    // Text shorter than 3 characters matches prefixes only: these find each title by its start alone.
+  it('matches words of any script by prefix, code point by code point', async () => {
+    // Each title is found by the prefix of its first word alone.
     const titles = { surrogateEdge: 'Z\u{D7FF} edge', pastSurrogates: 'Z\u{E000} past', highest: 'Y\u{10FFFF}\u{10FFFF} top', next: 'Yz next', onlyHighest: '\u{10FFFF} alone' };
     await api.db('events').insert(Object.entries(titles).map(([key, title]) => ({
       ticker: `EDGE-${key.toUpperCase()}`, slug: `edge-${key.toLowerCase()}`, series_id: ids.series.btc, title, status: 'ACTIVE',
@@ -505,8 +510,9 @@ describe('GET /public-search', () => {
       expect(await titlesOf('z\u{D7FF}')).toEqual([titles.surrogateEdge]);
       expect(await titlesOf('z\u{E000}')).toEqual([titles.pastSurrogates]);
       expect(await titlesOf('y\u{10FFFF}')).toEqual([titles.highest]);
-      expect(await titlesOf('\u{10FFFF}')).toEqual([titles.onlyHighest]);
-      expect(await titlesOf('\u{10FFFF}\u{10FFFF}')).toEqual([]);
+      expect(await titlesOf('yz\u{10FFFF}')).toEqual([]);
+      // Text without any letter or digit finds nothing.
+      expect(await titlesOf('\u{10FFFF}')).toEqual([]);
     } finally {
       await api.db('events').where('ticker', 'like', 'EDGE-%').delete();
     }
@@ -544,7 +550,7 @@ describe('GET /public-search', () => {
     const scan = await search('q=scan&limit_per_type=1000');
     expect(scan.status).toBe(200);
     const defaults = await search('q=decision');
-    expect(defaults.body.events).toHaveLength(3);
+    expect(defaults.body.events).toHaveLength(4);
     // 60 events named "Clamp": default 10, clamped at 50.
     const seriesId = ids.series.btc;
     await api.db('events').insert(Array.from({ length: 60 }, (_, i) => ({

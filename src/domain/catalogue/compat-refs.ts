@@ -21,12 +21,11 @@ export function splitReferences(values: readonly string[]): { ids: string[]; key
 export const SEARCH_TEXT_MAX = 100;
 
 /**
- * The search text as the queries need it: trimmed, cut, without NUL; LIKE patterns escaped. Not lower-cased
- * here: the queries lower-case it with the database's own `lower()`, as they do the text they search.
+ * The search text as the queries take it: trimmed, cut, without NUL; undefined when it has no letter or digit
+ * (no word to match). Not lower-cased or split here: the statement does both with the database's own
+ * functions, as it does to the text it searches.
  */
-export function searchText(q: string): { text: string; contains: string; prefix: string } | undefined {
+export function searchText(q: string): string | undefined {
   const text = Array.from(q.replace(/\0/g, '').trim()).slice(0, SEARCH_TEXT_MAX).join('').trim();
-  if (text === '') return undefined;
-  const escaped = text.replace(/[\\%_]/g, '\\$&');
-  return { text, contains: `%${escaped}%`, prefix: `${escaped}%` };
+  return /[\p{L}\p{N}]/u.test(text) ? text : undefined;
 }

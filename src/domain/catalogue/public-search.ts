@@ -54,10 +54,7 @@ export interface PublicSearchResult {
 
 const EMPTY: PublicSearchResult = { events: [], tags: [], profiles: [], totalResults: 0, hasMore: false };
 
-/**
- * `/public-search` (specification 4.2 "Search", shape 2.10): events, tags and trader profiles matching a
- * text, each bucket ranked by relevance. Only page 1 has results.
- */
+/** `/public-search`: events, tags and trader profiles matching a text word by word, each bucket ranked by relevance. Only page 1 has results. */
 export class PublicSearchService {
   constructor(private readonly db: Db) {}
 
