@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, FEE_SETTINGS, loadConfig } from './config.js';
+import { ConfigError, FEE_SETTINGS, loadAbuseConfig, loadConfig } from './config.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       heartbeatTimeoutSecs: 15,
       heartbeatSweepIntervalSecs: 1,
       logLevel: 'info',
+      abuse: loadAbuseConfig({}),
     });
   });
 
@@ -51,6 +52,7 @@ describe('loadConfig', () => {
       port: 8080, host: '0.0.0.0', databaseUrl: 'postgres://x', dataDir: '/var/dots', seed: 'none',
       admin: { email: 'ops@x.io', password: 'long-password' }, startingBalance: '12.5', tokenTtlSecs: 3600,
       heartbeatTimeoutSecs: 30, heartbeatSweepIntervalSecs: 0, logLevel: 'debug',
+      abuse: loadAbuseConfig({}),
     });
   });
 });

@@ -8,7 +8,8 @@ export type DomainErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
-  | 'unprocessable';
+  | 'unprocessable'
+  | 'rate_limited';
 
 export interface ErrorDetail {
   location?: 'path' | 'query' | 'header' | 'body';
@@ -21,6 +22,8 @@ export class DomainError extends Error {
     readonly code: DomainErrorCode,
     message: string,
     readonly details?: ErrorDetail[],
+    /** rate_limited: when to try again. */
+    readonly retryAfterSecs?: number,
   ) {
     super(message);
     this.name = 'DomainError';
@@ -32,3 +35,6 @@ export const notFound = (message = 'not found') => new DomainError('not_found', 
 export const conflict = (message: string) => new DomainError('conflict', message);
 export const unauthorized = (message = 'missing or invalid bearer token') => new DomainError('unauthorized', message);
 export const forbidden = (message: string) => new DomainError('forbidden', message);
+/** Too many attempts: refused before any work, to be tried again after `retryAfterSecs`. */
+export const rateLimited = (message: string, retryAfterSecs: number) =>
+  new DomainError('rate_limited', message, undefined, Math.max(1, Math.ceil(retryAfterSecs)));

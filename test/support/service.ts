@@ -8,6 +8,17 @@ import { ContractChecker } from './contract.js';
 
 const checker = new ContractChecker();
 
+/**
+ * The suite makes many requests from one address and one account: the services it starts run without
+ * request budgets and with a long password-hashing queue, unless a test sets them (the abuse-control tests).
+ */
+export const UNLIMITED: Record<string, string> = {
+  RATE_LIMITS: 'off',
+  PASSWORD_HASH_QUEUE: '10000',
+  WS_MAX_CONNECTIONS_PER_ADDRESS: '100000',
+  WS_SNAPSHOTS_PER_SEC: '1000000',
+};
+
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
@@ -105,7 +116,7 @@ export class TestService extends ApiClient {
   /** On a fresh database, or on `databaseUrl` (another process of the same service). */
   static async start(env: Record<string, string> = {}, databaseUrl?: string): Promise<TestService> {
     databaseUrl ??= await createTestDatabase();
-    const config: Config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, SEED: 'none', ...env });
+    const config: Config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, SEED: 'none', ...UNLIMITED, ...env });
     const service = await startService(config, createLogger(config.logLevel));
     return new TestService(service, databaseUrl);
   }
