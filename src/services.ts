@@ -59,7 +59,12 @@ export function createServices(pools: Pools, config: Config, document: object, e
   const trading = new TradingService(db, onError ? { onFeedNotifyError: (error) => onError(error, 'feed notification') } : {});
   const accounts = new AccountService(
     db,
-    { startingBalance: config.startingBalance, tokenTtlSecs: config.tokenTtlSecs },
+    {
+      startingBalance: config.startingBalance,
+      tokenTtlSecs: config.tokenTtlSecs,
+      login: config.abuse.login,
+      passwordHashing: config.abuse.passwordHashing,
+    },
     onError && ((error) => onError(error, 'session listener')),
   );
   return {
@@ -80,7 +85,10 @@ export function createServices(pools: Pools, config: Config, document: object, e
     compatTags: new CompatTagService(db),
     publicSearch: new PublicSearchService(publicSearchDb),
     document,
-    feed: new FeedService(db, accounts, onError, extras.feed),
+    feed: new FeedService(db, accounts, onError, {
+      ...extras.feed,
+      limits: { maxSubscriptions: config.abuse.realtime.maxSubscriptions, ...extras.feed?.limits },
+    }),
     asyncapi: extras.asyncapi ?? {},
   };
 }
