@@ -17,6 +17,9 @@ export interface BodyOptions {
  * over the limit 413; a body that does not arrive in time 408 (its connection is closed, the rest unread).
  */
 export async function readJsonBody(ctx: Context, options: BodyOptions): Promise<unknown> {
+  // (type-is counts `Content-Length: 0` as a body)
+  const length = ctx.req.headers['content-length'];
+  if (ctx.req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return {};
   const type = ctx.request.is('json', '+json');
   if (type === null) return {};
   if (type === false) {
