@@ -15,7 +15,7 @@ describe('loadAbuseConfig', () => {
       },
       processes: 1,
       login: { freeFailures: 5, backoffBaseMs: 1000, backoffMaxSecs: 900 },
-      passwordHashing: { concurrency: 2, queue: 8 },
+      passwordHashing: { concurrency: 1, queue: 0 },
       requestBodyTimeoutMs: 30_000,
       realtime: { maxConnectionsPerAddress: 50, maxSubscriptions: 100, snapshotsPerSec: 200 },
     });

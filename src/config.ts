@@ -163,8 +163,8 @@ export function loadAbuseConfig(env: Env): AbuseConfig {
       backoffMaxSecs: integer(env, 'LOGIN_BACKOFF_MAX_SECS', 900, 1, 86_400),
     },
     passwordHashing: {
-      concurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
-      queue: integer(env, 'PASSWORD_HASH_QUEUE', 8, 0, 100_000),
+      concurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', 1, 1, 64),
+      queue: integer(env, 'PASSWORD_HASH_QUEUE', 0, 0, 100_000),
     },
     requestBodyTimeoutMs: integer(env, 'REQUEST_BODY_TIMEOUT_MS', 30_000, 100, 600_000),
     realtime: {

@@ -30,7 +30,7 @@ export interface AccountSettings {
   tokenTtlSecs: number;
   /** Back-off after failed sign-ins (default: 5 free failures, 1 s doubling, at most 15 min). */
   login?: LoginGuardSettings;
-  /** Password hashing at once and waiting (default 2 and 8). */
+  /** Password hashing at once and waiting (default 1 and 0). */
   passwordHashing?: PasswordQueueSettings;
 }
 
@@ -72,7 +72,7 @@ export class AccountService {
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {
     this.#guard = new LoginGuard(settings.login ?? { freeFailures: 5, backoffBaseMs: 1000, backoffMaxSecs: 900 });
-    this.#hashing = new PasswordQueue(settings.passwordHashing ?? { concurrency: 2, queue: 8 });
+    this.#hashing = new PasswordQueue(settings.passwordHashing ?? { concurrency: 1, queue: 0 });
   }
 
   /** Calls `listener` on every session change this process hears of (logout, revocation, account change). */
@@ -145,9 +145,11 @@ export class AccountService {
   async login(email: string, password: string, address = 'unknown'): Promise<{ token: string; account: Account }> {
     const wait = await this.#guard.retryAfter(email, address);
     if (wait !== undefined) throw rateLimited(`too many failed sign-ins for this email or from this address: retry in ${Math.ceil(wait)} s`, wait);
-    const user = await accounts.findUserByEmail(this.db, email);
-    const stored = user?.password_hash ?? (await decoyHash());
-    const matches = await this.#hashing.run(() => verifyPassword(password, stored));
+    // The lookup takes its place in the queue too: a refused sign-in costs no database work either.
+    const { user, matches } = await this.#hashing.run(async () => {
+      const found = await accounts.findUserByEmail(this.db, email);
+      return { user: found, matches: await verifyPassword(password, found?.password_hash ?? (await decoyHash())) };
+    });
     if (!user || !matches) {
       await this.#guard.failed(email, address);
       throw unauthorized(WRONG_CREDENTIALS);
