@@ -11,6 +11,14 @@ import { TestService } from '../support/service.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * 100 ms; on a machine so loaded that the reader's p99 without the burst is already above that (other work
+ * sharing its CPU), 1.5 times that p99: the burst must not add more than half of it.
+ */
+function latencyBound(baseline: number[]): number {
+  return Math.max(100, 1.5 * p99(baseline));
+}
+
 function p99(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;
@@ -68,20 +76,23 @@ describe('a burst of bad sign-ins', () => {
   });
   afterAll(() => api.stop());
 
-  it('100 concurrent bad sign-ins: a reader of /api/events keeps p99 under 100 ms, a valid sign-in is answered within 1 s or refused at once', async () => {
+  it('100 concurrent bad sign-ins: a reader of /api/events keeps p99 under 100 ms (see latencyBound), a valid sign-in is answered within 1 s or refused at once', async () => {
     await api.register({ email: 'regular@example.com', password: 'regular-password' });
-    // warm-up of the reader's path
-    for (let i = 0; i < 20; i++) await api.get('/api/events?limit=20');
+    const read = async (): Promise<number> => {
+      const started = performance.now();
+      const response = await api.get('/api/events?limit=20');
+      expect(response.status).toBe(200);
+      return performance.now() - started;
+    };
+    // warm-up of the reader's path, then its latency without the burst
+    for (let i = 0; i < 20; i++) await read();
+    const baseline: number[] = [];
+    for (let i = 0; i < 100; i++) baseline.push(await read());
 
     let reading = true;
     const latencies: number[] = [];
     const reader = (async () => {
-      while (reading) {
-        const started = performance.now();
-        const response = await api.get('/api/events?limit=20');
-        latencies.push(performance.now() - started);
-        expect(response.status).toBe(200);
-      }
+      while (reading) latencies.push(await read());
     })();
 
     // The attacker is another process, as it would be.
@@ -109,7 +120,7 @@ describe('a burst of bad sign-ins', () => {
       expect(validMs).toBeLessThan(100);
     }
     expect(latencies.length).toBeGreaterThan(10);
-    expect(p99(latencies), `reader latencies (ms): ${latencies.map((l) => l.toFixed(0)).join(' ')}`).toBeLessThan(100);
+    expect(p99(latencies), `reader latencies (ms), baseline p99 ${p99(baseline).toFixed(0)} ms: ${latencies.map((l) => l.toFixed(0)).join(' ')}`).toBeLessThan(latencyBound(baseline));
   });
 });
 
