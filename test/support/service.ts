@@ -59,7 +59,7 @@ export class ApiClient {
     let body: string | Uint8Array | undefined = options.rawBody;
     if (body === undefined && options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
+    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body: typeof body === 'string' || body === undefined ? body : new Blob([Uint8Array.from(body)]) });
     const text = await response.text();
     const contentType = response.headers.get('content-type');
     const parsed: unknown = contentType?.startsWith('application/json') && text ? JSON.parse(text) : text;
