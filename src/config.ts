@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { Decimal } from 'decimal.js';
 
 /** Settings read from the environment at start (README, "Environment"). */
@@ -150,8 +151,10 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
 
 export function loadAbuseConfig(env: Env): AbuseConfig {
   const budgets = Object.fromEntries(RATE_LIMIT_CLASSES.map((c) => [c, budget(env, ...BUDGET_SETTINGS[c])])) as Record<RateLimitClass, RateBudget>;
-  // WEB_CONCURRENCY itself is checked with the other process settings; here only its count is read.
-  const workers = Number(env.WEB_CONCURRENCY?.trim());
+  // WEB_CONCURRENCY itself is checked with the other process settings; here only its count is read
+  // ('auto': one worker per core).
+  const rawWorkers = env.WEB_CONCURRENCY?.trim();
+  const workers = rawWorkers === 'auto' ? Math.min(64, availableParallelism()) : Number(rawWorkers);
   return {
     rateLimits: onOff(env, 'RATE_LIMITS', true),
     trustProxy: onOff(env, 'TRUST_PROXY', false),

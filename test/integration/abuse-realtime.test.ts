@@ -117,9 +117,9 @@ describe('caps per address and connection', () => {
     expect((await client.command('list_subscriptions'))[0].type).toBe('ok');
   });
 
-  it('a client subscribing 100 markets 50 times per second is refused by the snapshot cap while placement p99 stays under 100 ms (see latencyBound)', async () => {
+  it('a client subscribing 100 markets 50 times per second is refused by the snapshot cap while placement p99 stays under 100 ms (see latencyBound)', { timeout: 180_000 }, async () => {
     const tickers: string[] = [];
-    for (let i = 0; i < 100; i++) tickers.push(await markets.create());
+    for (let i = 0; i < 100; i += 10) tickers.push(...(await Promise.all(Array.from({ length: 10 }, () => markets.create()))));
     const trader = await api.register();
 
     // warm-up of the placement path on the ten markets it then places on
