@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadAbuseConfig, loadConfig } from './config.js';
 
@@ -45,6 +46,10 @@ describe('loadAbuseConfig', () => {
       requestBodyTimeoutMs: 500,
       realtime: { maxConnectionsPerAddress: 3, maxSubscriptions: 7, snapshotsPerSec: 9 },
     });
+  });
+
+  it('counts WEB_CONCURRENCY=auto as one worker per core', () => {
+    expect(loadAbuseConfig({ WEB_CONCURRENCY: 'auto' }).processes).toBe(Math.min(64, availableParallelism()));
   });
 
   it.each([
