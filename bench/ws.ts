@@ -239,6 +239,10 @@ async function main(): Promise<void> {
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     STARTING_BALANCE: '100000000',
+    // All the load comes from one address and one account: the per-client budgets and caps would refuse it.
+    RATE_LIMITS: 'off',
+    WS_MAX_CONNECTIONS_PER_ADDRESS: '100000',
+    WS_SNAPSHOTS_PER_SEC: '1000000',
   });
   const workers: Subscribers[] = [];
   try {

@@ -11,13 +11,14 @@ export async function emitTypes(doc: OpenAPIV3.Document): Promise<string> {
 
 /**
  * The operation table the service is built from: for every operationId its method, path, the handler
- * that serves it, its required role and its clamped parameters. `HandlerName` types the handler registry,
+ * that serves it, its required role, its clamped parameters and its rate-limit class. `HandlerName` types the handler registry,
  * so a missing or extra handler is a compile error as well as a codegen failure.
  */
 export function emitOperationTable(operations: OperationInfo[]): string {
   const rows = operations.map((op) => {
     const role = op.requiredRole ? `, requiredRole: ${JSON.stringify(op.requiredRole)}` : '';
-    return `  ${op.operationId}: { method: '${op.method}', path: ${JSON.stringify(op.path)}, handler: '${op.handler}'${role}, clampMaxima: ${JSON.stringify(op.clampMaxima)} },`;
+    const rateLimit = op.rateLimit ? `, rateLimit: '${op.rateLimit}'` : '';
+    return `  ${op.operationId}: { method: '${op.method}', path: ${JSON.stringify(op.path)}, handler: '${op.handler}'${role}, clampMaxima: ${JSON.stringify(op.clampMaxima)}${rateLimit} },`;
   });
   const handlers = [...new Set(operations.map((op) => op.handler))].sort();
   return `${HEADER}
@@ -27,6 +28,7 @@ export interface OperationEntry {
   readonly handler: HandlerName;
   readonly requiredRole?: string;
   readonly clampMaxima: Readonly<Record<string, number>>;
+  readonly rateLimit?: 'public-reads' | 'private-reads' | 'order-writes' | 'login' | 'registration';
 }
 
 export const operationTable = {

@@ -13,6 +13,8 @@ export interface OperationInfo {
   requiredRole?: string;
   /** Query parameters whose values are clamped, from `x-clamp-maximum`. */
   clampMaxima: Record<string, number>;
+  /** `x-rate-limit`: the request budget the operation draws on. */
+  rateLimit?: 'public-reads' | 'private-reads' | 'order-writes' | 'login' | 'registration';
   operation: OpenAPIV3.OperationObject;
   pathItem: OpenAPIV3.PathItemObject;
 }
@@ -54,6 +56,7 @@ export function listOperations(doc: OpenAPIV3.Document): OperationInfo[] {
         handler: typeof operation['x-handler'] === 'string' ? operation['x-handler'] : (operation.operationId ?? ''),
         requiredRole: typeof operation['x-required-role'] === 'string' ? operation['x-required-role'] : undefined,
         clampMaxima,
+        rateLimit: typeof operation['x-rate-limit'] === 'string' ? (operation['x-rate-limit'] as OperationInfo['rateLimit']) : undefined,
         operation,
         pathItem,
       });

@@ -44,6 +44,18 @@ const SKIPS = {
     ]),
   ),
 };
+/** Statuses skipped for every operation that documents them, with the reason. */
+const STATUS_SKIPS = {
+  408:
+    'needs a request body sent slower than the body timeout (30 s here), which Dredd cannot do; test/integration/abuse-http.test.ts sends one with a 1 s timeout',
+};
+
+/**
+ * Request budgets of the service under contract test (run.ts starts it with RATE_LIMIT_*=this and
+ * TRUST_PROXY on). Every request of a transaction or fixture comes from its own X-Forwarded-For address,
+ * so address budgets never run out by accident; account budgets are large enough for the contract USER.
+ */
+const CONTRACT_BUDGET = Number(process.env.DOTS_CONTRACT_BUDGET || 400);
 
 // ---------------------------------------------------------------------------------------------------
 // Per-operation request tweaks, by operationId (or x-handler). `request` runs for every status of the operation, before
@@ -356,6 +368,18 @@ const STATUS_RULES = {
   409: (ctx) => {
     ctx.sendFirst = true;
   },
+  // A body of another media type.
+  415: (ctx) => {
+    if (!ctx.hasJsonBody) throw new Error('the operation takes no JSON body: add a 415 tweak to TWEAKS');
+    ctx.rawBody = 'not json';
+    ctx.contentType = 'text/plain';
+  },
+  // The client's budget spent beforehand (a fresh account, or a fresh address for a public operation).
+  429: async (ctx) => exhaustBudget(ctx),
+  // A header block over 64 KiB.
+  431: (ctx) => {
+    ctx.extraHeaders['X-Padding'] = 'x'.repeat(70 * 1024);
+  },
   // A well-formed JSON body just over the limit.
   413: (ctx) => {
     if (!ctx.hasJsonBody) throw new Error('the operation takes no JSON body: add a 413 tweak to TWEAKS');
@@ -389,6 +413,11 @@ const unique = {
   ticker: (base) => {
     const suffix = `-C${unique.suffix().toUpperCase()}`;
     return `${String(base || 'CONTRACT').slice(0, 64 - suffix.length)}${suffix}`;
+  },
+  /** A client address of its own (the benchmarking range 198.18.0.0/15), one per request. */
+  address: () => {
+    const n = (counter += 1);
+    return `198.${18 + ((n >> 16) & 1)}.${(n >> 8) & 255}.${n & 255}`;
   },
   slug: (base) => {
     const suffix = `-c${unique.suffix()}`;
@@ -531,7 +560,7 @@ function toBodySchema(openApiSchema) {
 // ---------------------------------------------------------------------------------------------------
 async function call(method, urlPath, { token, body, headers } = {}) {
   // Headers are case-insensitive: later values (the caller's) replace defaults whatever their case.
-  const merged = new Headers({ accept: 'application/json' });
+  const merged = new Headers({ accept: 'application/json', 'x-forwarded-for': unique.address() });
   if (body !== undefined) merged.set('content-type', 'application/json');
   if (token) merged.set('authorization', `Bearer ${token}`);
   for (const [name, value] of Object.entries(headers || {})) merged.set(name, value);
@@ -755,7 +784,46 @@ function invalidInput(ctx) {
       return;
     }
   }
+  // Text the database cannot store, in the first path or query parameter.
+  const parameter = ctx.parameters.find((p) => p.in === 'path') || ctx.parameters.find((p) => p.in === 'query');
+  if (parameter) {
+    if (parameter.in === 'path') ctx.pathParams[parameter.name] = 'x\u0000';
+    else ctx.query.set(parameter.name, 'x\u0000');
+    return;
+  }
   throw new Error('no body or parameter to make invalid: add a 400 tweak to TWEAKS');
+}
+
+/**
+ * 429: the request's client spends its budget first. The client is the account of a token (a fresh
+ * account, so no other transaction's budget is touched) or, without one, the transaction's own address.
+ * The budget is spent with harmless requests of the operation's own class: `GET` of the operation itself,
+ * or another operation of the class that changes nothing for that client.
+ */
+async function exhaustBudget(ctx) {
+  const limitClass = ctx.operation['x-rate-limit'];
+  if (ctx.requiresAuth) {
+    const account = await registerAccount();
+    ctx.token = account.token;
+  }
+  const probes = {
+    'public-reads': () => ({ method: 'GET', url: pathOf('getHealth').template }),
+    'private-reads': () => ({ method: 'GET', url: pathOf('getCurrentAccount').template }),
+    'order-writes': () => ({ ...pathOf('cancelAllOrders'), url: pathOf('cancelAllOrders').template }),
+    login: () => ({ ...pathOf('loginAccount'), url: pathOf('loginAccount').template, body: '{}' }),
+    registration: () => ({ ...pathOf('registerAccount'), url: pathOf('registerAccount').template, body: '{}' }),
+  };
+  if (!probes[limitClass]) throw new Error(`unknown x-rate-limit '${limitClass}'`);
+  const probe = probes[limitClass]();
+  const headers = { 'x-forwarded-for': ctx.address };
+  let refused = false;
+  for (let sent = 0; sent < CONTRACT_BUDGET + 25 && !refused; sent += 25) {
+    const batch = await Promise.all(
+      Array.from({ length: 25 }, () => call(probe.method, probe.url, { token: ctx.token || undefined, headers, body: probe.body })),
+    );
+    refused = batch.some((response) => response.status === 429);
+  }
+  if (!refused) throw new Error(`the ${limitClass} budget did not run out after ${CONTRACT_BUDGET + 25} requests`);
 }
 
 /** Path parameter values of the request Dredd built, read back with the path template. */
@@ -805,6 +873,12 @@ function makeContext(transaction) {
     token: requiresAuth(operation) ? (requiredRole === 'ADMIN' ? state.admin.token : state.user.token) : null,
     /** 409: send the finished request once before Dredd does. */
     sendFirst: false,
+    /** Sent instead of application/json with a body (415). */
+    contentType: undefined,
+    /** Further request headers (431). */
+    extraHeaders: {},
+    /** The client address the request comes from (X-Forwarded-For): one per transaction. */
+    address: unique.address(),
   };
 }
 
@@ -826,7 +900,9 @@ function applyContext(ctx) {
   setHeader(headers, 'Authorization', ctx.token ? `Bearer ${ctx.token}` : undefined);
   if (ctx.rawBody !== undefined) transaction.request.body = ctx.rawBody;
   else if (ctx.body !== undefined) transaction.request.body = JSON.stringify(ctx.body);
-  if (transaction.request.body) setHeader(headers, 'Content-Type', 'application/json');
+  if (transaction.request.body) setHeader(headers, 'Content-Type', ctx.contentType || 'application/json');
+  setHeader(headers, 'X-Forwarded-For', ctx.address);
+  for (const [name, value] of Object.entries(ctx.extraHeaders)) setHeader(headers, name, value);
 }
 
 /** The response Dredd must see: the documented body schema for this status, as full JSON Schema. */
@@ -920,7 +996,7 @@ hooks.beforeEach(
     if (state.setupError) throw new Error(`setup failed: ${state.setupError}`);
     const ctx = makeContext(transaction);
 
-    const reason = entryFor(SKIPS, ctx, ` ${ctx.status}`);
+    const reason = entryFor(SKIPS, ctx, ` ${ctx.status}`) || STATUS_SKIPS[ctx.status];
     if (reason) {
       transaction.skip = true;
       state.report.skipped.push({ name: transaction.name, operationId: ctx.operationId, status: ctx.status, reason });

@@ -22,6 +22,8 @@ import { DOCUMENT_PATH, startService, type RunningService } from '../src/server.
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HOOKS_PATH = path.join(ROOT, 'contract-tests', 'hooks.cjs');
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+/** Requests per 10 s of every budget of the service under test. */
+const CONTRACT_BUDGET = 400;
 
 /** The parts of Dredd's JS API used here (dredd ships no types). */
 interface DreddStats {
@@ -126,6 +128,10 @@ async function main(): Promise<number> {
 
   try {
     // An isolated service: only what the contract needs from the environment, never DATABASE_URL.
+    // Request budgets on, as the hooks expect (hooks.cjs CONTRACT_BUDGET): every request comes from its own
+    // X-Forwarded-For address, and 429 is produced by spending a fresh client's budget.
+    const budget = `${CONTRACT_BUDGET}/10`;
+    process.env.DOTS_CONTRACT_BUDGET = String(CONTRACT_BUDGET);
     const config = loadConfig({
       PORT: '0',
       HOST: '127.0.0.1',
@@ -134,6 +140,12 @@ async function main(): Promise<number> {
       ADMIN_EMAIL: admin.email,
       ADMIN_PASSWORD: admin.password,
       LOG_LEVEL: 'warn',
+      TRUST_PROXY: 'on',
+      RATE_LIMIT_PUBLIC_READS: budget,
+      RATE_LIMIT_PRIVATE_READS: budget,
+      RATE_LIMIT_ORDER_WRITES: budget,
+      RATE_LIMIT_LOGIN: budget,
+      RATE_LIMIT_REGISTRATION: budget,
     });
     const started = Date.now();
     service = await startService(config, createLogger(config.logLevel));

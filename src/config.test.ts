@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, FEE_SETTINGS, loadConfig } from './config.js';
+import { ConfigError, FEE_SETTINGS, loadAbuseConfig, loadConfig } from './config.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       heartbeatSweepIntervalSecs: 1,
       logLevel: 'info',
       webConcurrency: 1,
+      abuse: loadAbuseConfig({}),
     });
   });
 
@@ -74,6 +75,7 @@ describe('loadConfig', () => {
       admin: { email: 'ops@x.io', password: 'long-password' }, startingBalance: '12.5', tokenTtlSecs: 3600,
       heartbeatTimeoutSecs: 30, heartbeatSweepIntervalSecs: 0, logLevel: 'debug',
       webConcurrency: 2, embeddedPgDir: '/srv/dots-pg',
+      abuse: loadAbuseConfig({}, 2),
     });
   });
 });

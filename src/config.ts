@@ -24,6 +24,8 @@ export interface Config {
   webConcurrency: number;
   /** Sign-in through an OpenID Connect provider; undefined (the default): off, and no provider is ever contacted. */
   oidc?: OidcConfig | undefined;
+  /** Abuse controls (README, "Abuse controls"): rate limits, login back-off, hashing queue, feed caps. */
+  abuse: AbuseConfig;
 }
 
 export interface OidcConfig {
@@ -178,6 +180,8 @@ export function loadConfig(env: Env = process.env): Config {
   const embeddedPgDir = env.EMBEDDED_PG_DIR?.trim() || DEFAULT_STAGE_DIR;
   if (!path.isAbsolute(embeddedPgDir)) throw new ConfigError(`EMBEDDED_PG_DIR must be an absolute path, got '${embeddedPgDir}'`);
 
+  const workers = webConcurrency(env);
+
   const startingBalance = env.STARTING_BALANCE?.trim() || '1000';
   if (!/^\d+(\.\d{1,8})?$/.test(startingBalance)) {
     throw new ConfigError(`STARTING_BALANCE must be a non-negative decimal with at most 8 places, got '${startingBalance}'`);
@@ -205,7 +209,86 @@ export function loadConfig(env: Env = process.env): Config {
     heartbeatTimeoutSecs: integer(env, 'ORDER_HEARTBEAT_TIMEOUT_SECS', 15, 1, 3600),
     heartbeatSweepIntervalSecs: integer(env, 'ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS', 1, 0, 3600),
     logLevel: logLevel(env),
-    webConcurrency: webConcurrency(env),
+    webConcurrency: workers,
     oidc: oidcConfig(env),
+    abuse: loadAbuseConfig(env, workers),
+  };
+}
+
+// --- abuse controls ---------------------------------------------------------------------------------
+
+/** The rate-limit classes: every operation belongs to one (its `x-rate-limit`). */
+export const RATE_LIMIT_CLASSES = ['public-reads', 'private-reads', 'order-writes', 'login', 'registration'] as const;
+export type RateLimitClass = (typeof RATE_LIMIT_CLASSES)[number];
+
+/** A budget: `points` requests per `durationSecs` window, per client (account, else address). */
+export interface RateBudget {
+  points: number;
+  durationSecs: number;
+}
+
+export interface AbuseConfig {
+  /** RATE_LIMITS=off turns the request budgets off (not the login back-off or the hashing queue). */
+  rateLimits: boolean;
+  /** Take the client address from the last X-Forwarded-For entry (behind a proxy). */
+  trustProxy: boolean;
+  budgets: Record<RateLimitClass, RateBudget>;
+  /** Worker processes sharing one address and port (WEB_CONCURRENCY): each allows its share of a budget. */
+  processes: number;
+  login: { freeFailures: number; backoffBaseMs: number; backoffMaxSecs: number };
+  passwordHashing: { concurrency: number; queue: number };
+  requestBodyTimeoutMs: number;
+  realtime: { maxConnectionsPerAddress: number; maxSubscriptions: number; snapshotsPerSec: number };
+}
+
+const BUDGET_SETTINGS: Record<RateLimitClass, [name: string, fallback: string]> = {
+  'public-reads': ['RATE_LIMIT_PUBLIC_READS', '100/1'],
+  'private-reads': ['RATE_LIMIT_PRIVATE_READS', '100/1'],
+  'order-writes': ['RATE_LIMIT_ORDER_WRITES', '50/1'],
+  login: ['RATE_LIMIT_LOGIN', '20/60'],
+  registration: ['RATE_LIMIT_REGISTRATION', '5/3600'],
+};
+
+function budget(env: Env, name: string, fallback: string): RateBudget {
+  const raw = env[name]?.trim() || fallback;
+  const match = /^(\d{1,9})\/(\d{1,7})$/.exec(raw);
+  const points = Number(match?.[1]);
+  const durationSecs = Number(match?.[2]);
+  if (!match || points < 1 || durationSecs < 1 || durationSecs > 86_400) {
+    throw new ConfigError(`${name} must be <requests>/<seconds> (e.g. 100/1; at least 1 request, 1 to 86400 seconds), got '${raw}'`);
+  }
+  return { points, durationSecs };
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['on', 'true', '1', 'yes'].includes(raw)) return true;
+  if (['off', 'false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be on or off, got '${env[name]}'`);
+}
+
+export function loadAbuseConfig(env: Env, processes = 1): AbuseConfig {
+  const budgets = Object.fromEntries(RATE_LIMIT_CLASSES.map((c) => [c, budget(env, ...BUDGET_SETTINGS[c])])) as Record<RateLimitClass, RateBudget>;
+  return {
+    rateLimits: onOff(env, 'RATE_LIMITS', true),
+    trustProxy: onOff(env, 'TRUST_PROXY', false),
+    budgets,
+    processes,
+    login: {
+      freeFailures: integer(env, 'LOGIN_FREE_FAILURES', 5, 1, 1000),
+      backoffBaseMs: integer(env, 'LOGIN_BACKOFF_BASE_MS', 1000, 1, 3_600_000),
+      backoffMaxSecs: integer(env, 'LOGIN_BACKOFF_MAX_SECS', 900, 1, 86_400),
+    },
+    passwordHashing: {
+      concurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', 1, 1, 64),
+      queue: integer(env, 'PASSWORD_HASH_QUEUE', 0, 0, 100_000),
+    },
+    requestBodyTimeoutMs: integer(env, 'REQUEST_BODY_TIMEOUT_MS', 30_000, 100, 600_000),
+    realtime: {
+      maxConnectionsPerAddress: integer(env, 'WS_MAX_CONNECTIONS_PER_ADDRESS', 50, 1, 1_000_000),
+      maxSubscriptions: integer(env, 'WS_MAX_SUBSCRIPTIONS', 100, 1, 10_000),
+      snapshotsPerSec: integer(env, 'WS_SNAPSHOTS_PER_SEC', 200, 1, 1_000_000),
+    },
   };
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { createApp } from './app.js';
+import { answerClientErrors } from './http/client-errors.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { checkConnection, type Db } from './db/knex.js';
@@ -102,8 +103,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
     // The feed listens before the first client can connect, so that no record committed after it is missed.
     await services.feed.start(databaseUrl);
     feedStarted = services.feed;
-    const app = await createApp({ services, logger });
+    const app = await createApp({ services, logger, abuse: config.abuse });
     const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback()).listen(config.port, config.host);
+    answerClientErrors(server);
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);
@@ -112,7 +114,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     // GET /ws: the real-time feed, on this server.
-    const realtime = attachRealtime(server, services.feed, logger, options.realtime);
+    const { maxConnectionsPerAddress, snapshotsPerSec } = config.abuse.realtime;
+    const realtime = attachRealtime(server, services.feed, logger, { maxConnectionsPerAddress, snapshotsPerSec, trustProxy: config.abuse.trustProxy, ...options.realtime });
     // Orders past their expiration_ts are cancelled within about a second (placements in their market
     // also cancel them on the spot).
     const expirySweep = startExpirySweep(services.trading, EXPIRY_SWEEP_INTERVAL_MS, (error) => logger.error({ err: error }, 'order expiry sweep failed'));

@@ -64,6 +64,8 @@ export function createServices(pools: Pools, config: Config, document: object, e
       startingBalance: config.startingBalance,
       tokenTtlSecs: config.tokenTtlSecs,
       identityProvider: config.oidc ? new OidcProvider(config.oidc) : undefined,
+      login: config.abuse.login,
+      passwordHashing: config.abuse.passwordHashing,
     },
     onError && ((error) => onError(error, 'session listener')),
   );
@@ -85,7 +87,10 @@ export function createServices(pools: Pools, config: Config, document: object, e
     compatTags: new CompatTagService(db),
     publicSearch: new PublicSearchService(publicSearchDb),
     document,
-    feed: new FeedService(db, accounts, onError, extras.feed),
+    feed: new FeedService(db, accounts, onError, {
+      ...extras.feed,
+      limits: { maxSubscriptions: config.abuse.realtime.maxSubscriptions, ...extras.feed?.limits },
+    }),
     asyncapi: extras.asyncapi ?? {},
   };
 }

@@ -16,8 +16,8 @@ export const registerAccount: Handler<'registerAccount'> = async ({ body }, { se
   return { status: 201, body: { token, user: presentUser(account) } };
 };
 
-export const loginAccount: Handler<'loginAccount'> = async ({ body }, { services }) => {
-  const { token, account } = await services.accounts.login(body.email, body.password);
+export const loginAccount: Handler<'loginAccount'> = async ({ body, clientAddress }, { services }) => {
+  const { token, account } = await services.accounts.login(body.email, body.password, clientAddress);
   return { status: 200, body: { token, user: presentUser(account) } };
 };
 

@@ -6,6 +6,10 @@ import type { OpenAPIV3 } from 'openapi-types';
 import { operationTable } from '../generated/operations.js';
 import type { Account } from '../domain/accounts/service.js';
 import { forbidden, invalid } from '../domain/errors.js';
+import { findUnstorable, unstorable } from '../domain/storable-text.js';
+import type { RateLimitClass } from '../config.js';
+import { readJsonBody } from './body.js';
+import { clientAddress, limitHeaders, type RequestLimiter } from './rate-limit.js';
 import type { Services } from '../services.js';
 import { handlers as defaultHandlers } from '../handlers/index.js';
 import { sendError, sendJson } from './errors.js';
@@ -77,6 +81,8 @@ export interface DispatchEntry {
   readonly handler: string;
   readonly requiredRole?: string;
   readonly clampMaxima: Readonly<Record<string, number>>;
+  /** `x-rate-limit`: the budget the operation draws on (by default public-reads, private-reads with a token). */
+  readonly rateLimit?: RateLimitClass;
 }
 
 /** What the dispatcher resolves once per operation. */
@@ -87,6 +93,11 @@ interface Route {
   access: Access;
   numeric: ReadonlyArray<readonly [string, keyof typeof NUMERALS]>;
   clampMaxima: ReadonlyArray<readonly [string, number]>;
+  limitClass: RateLimitClass;
+  /** Whether the operation takes a request body (read, as JSON, only once its checks have passed). */
+  readsBody: boolean;
+  /** The declared query parameters, whose values are checked for text that cannot be stored. */
+  queryNames: readonly string[];
 }
 
 /**
@@ -124,6 +135,12 @@ export interface ApiMiddlewareOptions {
   validators?: Readonly<Record<string, readonly unknown[]>>;
   /** handler name -> implementation; by default src/handlers. */
   handlers?: Readonly<Record<string, OperationImplementation>>;
+  /** The request budgets; none: no rate limiting. */
+  limiter?: RequestLimiter;
+  /** How long a request body may take to arrive (default 30 s). */
+  bodyTimeoutMs?: number;
+  /** Take the client address from X-Forwarded-For (see clientAddress). */
+  trustProxy?: boolean;
 }
 
 /**
@@ -141,6 +158,9 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
   const operations = options.operations ?? (operationTable as Readonly<Record<string, DispatchEntry>>);
   const validators = options.validators ?? precompiledValidators;
   const implementations: Readonly<Record<string, OperationImplementation>> = options.handlers ?? defaultHandlers;
+  const { limiter } = options;
+  const trustProxy = options.trustProxy ?? false;
+  const bodyOptions = { timeoutMs: options.bodyTimeoutMs ?? 30_000 };
 
   const api = new OpenAPIBackend({
     definition: structuredClone(document) as Document,
@@ -176,13 +196,18 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     if (!Array.isArray(compiled)) problems.push(`${operationId} (${where}) has no precompiled request validators`);
     else requestValidators[operationId] = compiled;
     if (entry && typeof implementation === 'function') {
+      const access = accessOf(operation);
+      const queryNames = ((operation.parameters ?? []) as OpenAPIV3.ParameterObject[]).filter((p) => p.in === 'query').map((p) => p.name);
       routes.push({
         operationId,
         entry,
         implementation,
-        access: accessOf(operation),
+        access,
         numeric: numericQueryParametersOf(operation),
         clampMaxima: Object.entries(entry.clampMaxima),
+        limitClass: entry.rateLimit ?? (access === 'bearer' ? 'private-reads' : 'public-reads'),
+        readsBody: Boolean(operation.requestBody),
+        queryNames: [...new Set(queryNames)],
       });
     }
   }
@@ -199,31 +224,55 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     return token ? await services.accounts.authenticate(token) : undefined;
   }
 
+  /**
+   * Takes the request from its budget (the account's with a valid token, else the client address's): the
+   * RateLimit-* headers go on the answer, whatever it is; over budget, 429 before anything else is done.
+   */
+  async function withinBudget(koa: Parameters<Middleware>[0], limitClass: RateLimitClass, account: Account | undefined): Promise<boolean> {
+    if (!limiter) return true;
+    const decision = await limiter.take(limitClass, account ? `account:${account.id}` : `address:${clientAddress(koa.req, trustProxy)}`);
+    const headers = limitHeaders(decision);
+    for (const name in headers) koa.res.setHeader(name, headers[name]!);
+    if (decision.allowed) return true;
+    sendError(koa, 'rate_limited', `too many requests: the ${limitClass} budget of ${decision.limit} requests is spent; retry in ${decision.resetSecs} s`);
+    return false;
+  }
+
   // openapi-backend's request pipeline (route, security, validation with coercion, handler) driven here
   // step by step: its handleRequest parses the request four times and matches it twice; this matches once
-  // and parses once, inside the validator. Same order of checks: 404/405, then 401, then 400, then 403.
+  // and parses once, inside the validator. Order of checks: 404/405, the budget (429), 401, 403, then the
+  // body (415, 408, 413, 400) and validation (400): a caller lacking the role never learns the schema.
   return async (koa) => {
     // ctx.request and ctx.response, not Koa's ctx.* shortcuts (see requestLifecycle)
     const { request: incoming, response } = koa;
     const query = parseQuery(incoming.querystring);
     const req: Request = {
-      method: incoming.method,
+      // HEAD is answered as the GET of the same path (Koa sends its headers without the body).
+      method: incoming.method === 'HEAD' ? 'GET' : incoming.method,
       path: incoming.path,
       query,
       headers: incoming.headers as Record<string, string | string[]>,
-      body: (incoming as { body?: unknown }).body,
+      body: undefined,
     };
     let operation: Operation;
     try {
       operation = router.matchOperation(req, true);
     } catch (error) {
+      if (!(await withinBudget(koa, 'public-reads', undefined))) return;
       if (error instanceof Error && error.message.startsWith('405')) return sendError(koa, 'method_not_allowed', `${incoming.method} is not allowed on ${incoming.path}`);
       return sendError(koa, 'not_found', `no route ${incoming.method} ${incoming.path}`);
     }
     const route = routeById.get(operation.operationId as string)!;
     // Only operations that take a token wait for the account lookup.
     const account = route.access === 'bearer' ? await bearerAccount(req.headers) : undefined;
+    if (!(await withinBudget(koa, route.limitClass, account))) return;
     if (route.access === 'closed' || (route.access === 'bearer' && !account)) return sendError(koa, 'unauthorized', 'missing or invalid bearer token');
+    if (route.entry.requiredRole && account?.role !== route.entry.requiredRole) throw forbidden(`requires role ${route.entry.requiredRole}`);
+    if (route.readsBody) req.body = await readJsonBody(koa, bodyOptions);
+
+    // Text PostgreSQL cannot store (NUL, lone surrogates) in the body or a declared query parameter.
+    const bad = textProblem(route, query, req.body);
+    if (bad) throw invalid(`${bad.where} ${bad.problem}`, [{ location: bad.location, path: bad.path, message: bad.problem }]);
 
     // On the values as sent: validation coerces the query in place (it is this request's own object).
     const numerals = malformedNumerals(route.numeric, query);
@@ -233,7 +282,9 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     } catch (error) {
       // openapi-backend's path parser percent-decodes path parameters and throws on a malformed escape.
       if (error instanceof PathParameterEncodingError) {
-        throw invalid(`path parameter '${error.parameter}' is not validly percent-encoded`, [{ location: 'path', path: error.parameter, message: 'bad percent-encoding' }]);
+        throw invalid(`path parameter '${error.parameter}' ${error.problem === 'bad percent-encoding' ? 'is not validly percent-encoded' : error.problem}`, [
+          { location: 'path', path: error.parameter, message: error.problem },
+        ]);
       }
       throw error;
     }
@@ -243,7 +294,6 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
       const { message, details } = describeValidationErrors(errors);
       return sendError(koa, 'invalid_request', message, details);
     }
-    if (route.entry.requiredRole && account?.role !== route.entry.requiredRole) throw forbidden(`requires role ${route.entry.requiredRole}`);
 
     // openapi-backend's coerced request (its query coerced in place): no path parameters if no validator passed.
     const request = {
@@ -255,6 +305,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
       account,
       token: account ? bearerToken(req.headers.authorization) : undefined,
       requestId: String(koa.state.requestId ?? ''),
+      clientAddress: route.limitClass === 'login' || route.limitClass === 'registration' ? clientAddress(koa.req, trustProxy) : undefined,
     } as unknown as ApiRequest<never>;
     const reply = await route.implementation(request, { services, koa });
     response.status = Number(reply.status);
@@ -262,4 +313,23 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     if (isJsonValue(reply.body)) sendJson(koa, reply.body as object);
     else response.body = reply.body;
   };
+}
+
+/** The first declared query value or body field holding text that cannot be stored. */
+function textProblem(
+  route: Route,
+  query: Record<string, unknown>,
+  body: unknown,
+): { where: string; location: 'query' | 'body'; path: string; problem: string } | undefined {
+  for (const name of route.queryNames) {
+    const value = query[name];
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      const problem = typeof item === 'string' ? unstorable(item) : undefined;
+      if (problem) return { where: `query parameter '${name}'`, location: 'query', path: name, problem };
+    }
+  }
+  if (body === undefined) return undefined;
+  const found = findUnstorable(body);
+  return found ? { where: `request body field '${found.path}'`, location: 'body', path: found.path, problem: found.problem } : undefined;
 }

@@ -8,10 +8,13 @@ export const STATUS_BY_CODE = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   unprocessable: 422,
   rate_limited: 429,
+  header_fields_too_large: 431,
   internal: 500,
   unavailable: 503,
 } as const;
@@ -35,6 +38,18 @@ export function sendError(ctx: Context, code: ErrorCode, message: string, detail
   sendJson(ctx, { error: details && details.length > 0 ? { code, message, details } : { code, message } });
 }
 
+/** A refusal of the HTTP layer itself (body, media type, budget), with the headers it answers with. */
+export class HttpError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
 /** Errors thrown by Koa middleware (body parser) carry an HTTP status; map the expected ones. */
 function fromHttpError(error: { status?: number; type?: string; message?: string }): [ErrorCode, string] | undefined {
   if (error.status === 413) return ['payload_too_large', 'request body too large (limit 512 KiB)'];
@@ -46,7 +61,13 @@ function fromHttpError(error: { status?: number; type?: string; message?: string
 /** Turns anything thrown below into the error envelope; unexpected errors are logged and answered 500. */
 export function presentError(ctx: Context, error: unknown): 'expected' | 'unexpected' {
   if (error instanceof DomainError) {
+    if (error.retryAfterSecs !== undefined) ctx.set('Retry-After', String(error.retryAfterSecs));
     sendError(ctx, error.code, error.message, error.details);
+    return 'expected';
+  }
+  if (error instanceof HttpError) {
+    ctx.set(error.headers);
+    sendError(ctx, error.code, error.message);
     return 'expected';
   }
   const mapped = error && typeof error === 'object' ? fromHttpError(error as never) : undefined;

@@ -11,10 +11,16 @@ const backendRequire = createRequire(createRequire(import.meta.url).resolve('ope
 const cookie = backendRequire('cookie') as { parse: (header: string) => Record<string, string | undefined> };
 const { cloneDeep } = backendRequire('lodash') as { cloneDeep: <T>(value: T) => T };
 
-/** A path parameter whose percent-encoding is malformed (openapi-backend's parser throws a bare URIError). */
+/**
+ * A path parameter whose percent-encoding is malformed (openapi-backend's parser throws a bare URIError),
+ * or whose decoded value cannot be stored (NUL).
+ */
 export class PathParameterEncodingError extends Error {
-  constructor(readonly parameter: string) {
-    super(`path parameter '${parameter}' is not validly percent-encoded`);
+  constructor(
+    readonly parameter: string,
+    readonly problem = 'bad percent-encoding',
+  ) {
+    super(`path parameter '${parameter}': ${problem}`);
     this.name = 'PathParameterEncodingError';
   }
 }
@@ -313,7 +319,11 @@ export class CompiledRouter extends OpenAPIRouter {
     for (let i = 1; i <= parser.names.length; i++) {
       const raw = match[i]!;
       try {
-        if (raw.includes('%')) match[i] = decodeURIComponent(raw);
+        if (raw.includes('%')) {
+          match[i] = decodeURIComponent(raw);
+          // (decoding never yields a lone surrogate: malformed UTF-8 throws)
+          if (match[i]!.includes('\u0000')) throw new PathParameterEncodingError(parser.names[i - 1]!, 'contains a NUL character');
+        }
       } catch (error) {
         if (error instanceof URIError) throw new PathParameterEncodingError(parser.names[i - 1]!);
         throw error;

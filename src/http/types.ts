@@ -23,6 +23,8 @@ export interface ApiRequest<K extends keyof operations> {
   /** The Bearer token as sent, for operations that act on the session itself. */
   token: string | undefined;
   requestId: string;
+  /** The client address (the socket's, or X-Forwarded-For's last entry with TRUST_PROXY), on login and registration. */
+  clientAddress: string | undefined;
 }
 
 /** One of the documented responses of the operation, typed by status code. */

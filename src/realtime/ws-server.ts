@@ -1,6 +1,8 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { clientAddress } from '../http/rate-limit.js';
 import type { Account } from '../domain/accounts/service.js';
 import { errorReply } from '../domain/feed/messages.js';
 import type { FeedService } from '../domain/feed/service.js';
@@ -31,6 +33,12 @@ export interface RealtimeOptions {
   revalidateIntervalMs: number;
   /** Connections open at once; more are answered 503. */
   maxConnections: number;
+  /** Connections open at once from one client address; a further one is sent an error and closed. */
+  maxConnectionsPerAddress: number;
+  /** Order-book snapshots (markets named by orderbook_delta subscribes) per second from one client address. */
+  snapshotsPerSec: number;
+  /** Take the client address from the last X-Forwarded-For entry (behind a proxy). */
+  trustProxy: boolean;
 }
 
 export const DEFAULT_REALTIME_OPTIONS: RealtimeOptions = {
@@ -42,6 +50,9 @@ export const DEFAULT_REALTIME_OPTIONS: RealtimeOptions = {
   closeGraceMs: 5000,
   revalidateIntervalMs: 60_000,
   maxConnections: 10_000,
+  maxConnectionsPerAddress: 50,
+  snapshotsPerSec: 200,
+  trustProxy: false,
 };
 
 export interface RealtimeServer {
@@ -73,6 +84,19 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
   const clients = new Set<Client>();
   let closing = false;
+  const perAddress = new Map<string, number>();
+  const snapshotBudget = new RateLimiterMemory({ points: options.snapshotsPerSec, duration: 1, keyPrefix: 'ws-snapshots' });
+  const takeSnapshots = async (address: string, markets: number): Promise<string | undefined> => {
+    if (markets > options.snapshotsPerSec) return `a subscribe may name at most ${options.snapshotsPerSec} order-book markets (the snapshot budget per second)`;
+    try {
+      await snapshotBudget.consume(address, markets);
+      return undefined;
+    } catch (refused) {
+      if (refused instanceof Error) throw refused;
+      const retry = Math.max(1, Math.ceil((refused as { msBeforeNext: number }).msBeforeNext / 1000));
+      return `too many order-book snapshots: at most ${options.snapshotsPerSec} markets per second from one address; retry in ${retry} s`;
+    }
+  };
 
   const cutOff = (client: Client, code: ErrorCodeValue, message: string, closeCode: number) => {
     if (client.closing) return;
@@ -87,8 +111,15 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
     setTimeout(() => client.ws.terminate(), options.closeGraceMs).unref();
   };
 
-  const onConnection = (ws: WebSocket, account: Account | undefined, token: string | undefined) => {
+  const onConnection = (ws: WebSocket, account: Account | undefined, token: string | undefined, address: string) => {
     const client: Client = { ws, session: undefined as unknown as FeedSession, alive: true, closing: false, corked: false };
+    const open = (perAddress.get(address) ?? 0) + 1;
+    perAddress.set(address, open);
+    ws.once('close', () => {
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left > 0) perAddress.set(address, left);
+      else perAddress.delete(address);
+    });
     const socket = socketOf(ws);
     client.session = feed.openSession(
       {
@@ -110,11 +141,15 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
           ws.send(text);
         },
         terminate: (code, message) => cutOff(client, code, message, 1008),
+        takeSnapshots: (markets) => takeSnapshots(address, markets),
       },
       account,
       token,
     );
     clients.add(client);
+    if (open > options.maxConnectionsPerAddress) {
+      cutOff(client, ErrorCode.tooManyConnections, `too many connections from one address (at most ${options.maxConnectionsPerAddress})`, 1008);
+    }
     ws.on('pong', () => {
       client.alive = true;
     });
@@ -157,7 +192,7 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
     }
     const upgrade = (account: Account | undefined) => {
       if (closing || socket.destroyed) return socket.destroy();
-      wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, account, token));
+      wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, account, token, clientAddress(request, options.trustProxy)));
     };
     if (token === undefined) return upgrade(undefined);
     feed.authenticate(token).then(

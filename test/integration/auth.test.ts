@@ -97,10 +97,12 @@ describe('login', () => {
     expect(wrong.body.error).toEqual({ code: 'unauthorized', message: 'email or password is incorrect' });
   });
 
-  it('refuses bad input with a 400', async () => {
+  it('refuses bad input with a 400, and a body that is not JSON with a 415', async () => {
     expect((await api.post('/api/auth/login', { email: 'a@b.c' })).status).toBe(400);
     expect((await api.post('/api/auth/login', { email: ['a@b.c'], password: 'x' })).status).toBe(400);
-    expect((await api.request('POST', '/api/auth/login', { rawBody: 'email=a&password=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(400);
+    const form = await api.request('POST', '/api/auth/login', { rawBody: 'email=a&password=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(form.status).toBe(415);
+    expect(form.body.error.code).toBe('unsupported_media_type');
   });
 });
 

@@ -89,10 +89,15 @@ describe('every text parameter of every list', () => {
     expect(cases.length).toBeGreaterThan(0);
     await all(cases, async ([parameter, sent]) => {
       const what = `${operation.path} ${parameter.name}=${sent.slice(0, 40)}`;
-      // q replaces the base query's text; search text drops NUL (documented), so 'SCA\0' is 'SCA' there
-      if (parameter.name === 'q' && ['SCA%00', 'sca-1%00'].includes(sent)) return;
+      // q replaces the base query's text
       const path = parameter.name === 'q' ? `${operation.path}?q=${sent}` : url(operation, `${parameter.name}=${sent}`);
       const response = await api.get(path);
+      // NUL cannot be stored or compared as text: refused first, naming the parameter
+      if (sent.includes('%00')) {
+        expect(response.status, what).toBe(400);
+        expect(response.body.error.message, what).toBe(`query parameter '${parameter.name}' contains a NUL character`);
+        return expectEnvelope(response, 'invalid_request', what);
+      }
       if (sent.length > 1000 && Array.from(decodeURIComponent(sent)).length > (parameter.maxLength ?? parameter.itemMaxLength ?? Infinity)) {
         expect(response.status, `${what}: longer than documented`).toBe(400);
         return expectEnvelope(response, 'invalid_request', what);
@@ -129,7 +134,7 @@ describe('every number and flag of every list', () => {
     await all(cases, async ([parameter, value]) => {
       const what = `${operation.path} ${parameter.name}=${JSON.stringify(value)}`;
       const response = await api.get(url(operation, `${parameter.name}=${encodeURIComponent(value)}`));
-      if (operation.handler === 'listCompatEventsKeyset' && parameter.name === 'offset') {
+      if (operation.handler === 'listCompatEventsKeyset' && parameter.name === 'offset' && !value.includes('\0')) {
         expect(response.status, what).toBe(422);
         return;
       }

@@ -282,11 +282,19 @@ describe('GET /series/{id}', () => {
     expect(empty.body).toMatchObject({ ticker: 'SCAN1', volume: '0', liquidity: '0', tags: [] });
   });
 
-  it.each(['NOPE', '999999999', '99999999999999999999', "' or 1=1 --", 'kxfedx', '%00', '%E2%82%AC'])('answers 404 to %s', async (id) => {
+  it.each(['NOPE', '999999999', '99999999999999999999', "' or 1=1 --", 'kxfedx', '%E2%82%AC'])('answers 404 to %s', async (id) => {
     for (const prefix of ['/series/', '/api/compat/series/']) {
       const response = await get(`${prefix}${id}`);
       expect(response.status).toBe(404);
       expect(response.body.error.code).toBe('not_found');
+    }
+  });
+
+  it('answers 400 to %00, naming the parameter (NUL cannot be stored or compared as text)', async () => {
+    for (const prefix of ['/series/', '/api/compat/series/']) {
+      const response = await get(`${prefix}%00`);
+      expect(response.status).toBe(400);
+      expect(response.body.error.message).toBe("path parameter 'id' contains a NUL character");
     }
   });
 
@@ -427,10 +435,11 @@ describe('GET /tags/{id} and /tags/slug/{slug}', () => {
   });
 
   it('answers 404 to unknown tags', async () => {
-    for (const path of ['/tags/nope', '/tags/999999', '/tags/99999999999999999999', '/tags/slug/nope', `/tags/slug/${ids.tags.fed}`, '/tags/%27%20or%201=1%20--', '/tags/slug/%00']) {
+    for (const path of ['/tags/nope', '/tags/999999', '/tags/99999999999999999999', '/tags/slug/nope', `/tags/slug/${ids.tags.fed}`, '/tags/%27%20or%201=1%20--']) {
       const response = await get(path);
       expect(response.status, path).toBe(404);
     }
+    expect((await get('/tags/slug/%00')).status).toBe(400);
     expect((await get(`/tags/${'a'.repeat(10_000)}`)).status).toBe(400);
   });
 });
@@ -680,7 +689,10 @@ describe('GET /public-search', () => {
       expect(response.body.events, q).toEqual([]);
       expect(response.body.tags, q).toEqual([]);
     }
-    expect((await search('q=%00fed')).body.tags).toHaveLength(1);
+    // a real NUL cannot be stored or compared as text: refused, naming the parameter
+    const nul = await search('q=%00fed');
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.message).toBe("query parameter 'q' contains a NUL character");
   });
 
   it.each(['events_tag', 'eventsTag', 'exclude_tag_id', 'excludeTagId', 'recurrence', 'sort'])(

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ApiClient } from './service.js';
+import { ApiClient, UNLIMITED } from './service.js';
 
 
 export interface StartedService {
@@ -13,7 +13,7 @@ export interface StartedService {
  * tsx's loader, not the tsx CLI, which would put a second process between a signal and the service).
  */
 export function spawnMain(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', SEED: 'none', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', SEED: 'none', ...UNLIMITED, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Runs `src/main.ts` as `npm start` does and waits for its "listening" line. */

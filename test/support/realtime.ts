@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { ASYNCAPI_PATH, startService, type RunningService, type ServiceOptions } from '../../src/server.js';
-import { ApiClient, createTestDatabase } from './service.js';
+import { ApiClient, createTestDatabase, UNLIMITED } from './service.js';
 
 const addFormats = addFormatsModule.default;
 
@@ -204,7 +204,7 @@ export function applyBook(messages: any[]): Book {
 /** The service in this process on a fresh copy of the template database, with feed settings for the test. */
 export async function startFeedService(env: Record<string, string>, options: ServiceOptions = {}): Promise<{ service: RunningService; api: ApiClient }> {
   const databaseUrl = await createTestDatabase();
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, SEED: 'none', ...env });
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, SEED: 'none', ...UNLIMITED, ...env });
   const service = await startService(config, createLogger(config.logLevel), options);
   return { service, api: new ApiClient(service.url) };
 }

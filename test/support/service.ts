@@ -8,6 +8,17 @@ import { ContractChecker } from './contract.js';
 
 const checker = new ContractChecker();
 
+/**
+ * The suite makes many requests from one address and one account: the services it starts run without
+ * request budgets and with a long password-hashing queue, unless a test sets them (the abuse-control tests).
+ */
+export const UNLIMITED: Record<string, string> = {
+  RATE_LIMITS: 'off',
+  PASSWORD_HASH_QUEUE: '10000',
+  WS_MAX_CONNECTIONS_PER_ADDRESS: '100000',
+  WS_SNAPSHOTS_PER_SEC: '1000000',
+};
+
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
@@ -18,7 +29,7 @@ export interface RequestOptions {
   token?: string;
   body?: unknown;
   /** Sent as is, instead of JSON-encoding `body`. */
-  rawBody?: string;
+  rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
 }
 
@@ -48,10 +59,10 @@ export class ApiClient {
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let body: string | undefined = options.rawBody;
+    let body: string | Uint8Array | undefined = options.rawBody;
     if (body === undefined && options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
+    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body: typeof body === 'string' || body === undefined ? body : new Blob([Uint8Array.from(body)]) });
     const text = await response.text();
     const contentType = response.headers.get('content-type');
     const parsed: unknown = contentType?.startsWith('application/json') && text ? JSON.parse(text) : text;
@@ -108,7 +119,7 @@ export class TestService extends ApiClient {
   /** On a fresh database, or on `databaseUrl` (another process of the same service). */
   static async start(env: Record<string, string> = {}, databaseUrl?: string): Promise<TestService> {
     databaseUrl ??= await createTestDatabase();
-    const config: Config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, SEED: 'none', ...env });
+    const config: Config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, SEED: 'none', ...UNLIMITED, ...env });
     const service = await startService(config, createLogger(config.logLevel));
     return new TestService(service, databaseUrl);
   }

@@ -1,6 +1,6 @@
 import type { Db, Queryable } from '../knex.js';
 import type { BookSnapshot, FeedEvents, FeedRecord, MarketFigures } from '../../domain/feed/types.js';
-import { bookLevels } from './trading.js';
+import { bookLevels, LIVE } from './trading.js';
 
 /**
  * The real-time feed's outbox (migration 0010): records written inside trading transactions, read back in
@@ -156,6 +156,38 @@ export async function bookSnapshot(db: Db, marketId: string): Promise<BookSnapsh
       const levels = await bookLevels(tx, marketId, new Date(0));
       const figures: MarketFigures = await tx('markets').where({ id: marketId }).first('last_yes_price', 'volume', 'open_interest');
       return { seq: row ? Number(row.seq) : 0, levels, figures };
+    },
+    { isolationLevel: 'repeatable read', readOnly: true },
+  );
+}
+
+/**
+ * bookSnapshot for many markets at once, from one database snapshot and three queries whatever their number
+ * (a subscription naming 100 markets, or concurrent subscribers of one market, cost one read).
+ */
+export async function bookSnapshots(db: Db, marketIds: readonly string[]): Promise<Map<string, BookSnapshot>> {
+  const ids = [...new Set(marketIds)];
+  if (ids.length === 0) return new Map();
+  return db.transaction(
+    async (tx) => {
+      const seqs: Array<{ market_id: string; seq: string }> = await tx('feed_sequences').whereIn('market_id', ids).select(tx.raw('market_id::text as market_id'), tx.raw('seq::text as seq'));
+      const levels: Array<{ market_id: string; book_side: 'bid' | 'ask'; yes_price: string; count: string }> = await tx('orders')
+        .whereIn('market_id', ids)
+        .whereRaw(LIVE)
+        .groupBy('market_id', 'book_side', 'yes_price')
+        .select(tx.raw('market_id::text as market_id'), 'book_side', 'yes_price', tx.raw('sum(remaining)::text as count'));
+      const figures: Array<MarketFigures & { id: string }> = await tx('markets').whereIn('id', ids).select(tx.raw('id::text as id'), 'last_yes_price', 'volume', 'open_interest');
+      const snapshots = new Map<string, BookSnapshot>();
+      for (const row of figures) {
+        const { id, ...rest } = row;
+        snapshots.set(id, { seq: 0, levels: [], figures: rest });
+      }
+      for (const row of seqs) {
+        const snapshot = snapshots.get(row.market_id);
+        if (snapshot) snapshot.seq = Number(row.seq);
+      }
+      for (const { market_id, ...level } of levels) snapshots.get(market_id)?.levels.push(level);
+      return snapshots;
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );

@@ -6,7 +6,7 @@ import type { Db, Queryable } from '../knex.js';
  * to exact units (money.ts). Writes that change several rows take arrays and run as one statement.
  */
 
-const LIVE = `status in ('OPEN', 'PARTIAL')`;
+export const LIVE = `status in ('OPEN', 'PARTIAL')`;
 const utc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 export type OrderSide = 'yes' | 'no';

@@ -3,7 +3,10 @@ import { Listener } from '../../db/listener.js';
 import * as accounts from '../../db/repositories/accounts.js';
 import * as identities from '../../db/repositories/identities.js';
 import type { Role, UserRow } from '../../db/rows.js';
-import { conflict, notFound, unauthorized, unprocessable } from '../errors.js';
+import { conflict, notFound, rateLimited, unauthorized, unprocessable } from '../errors.js';
+import type { SessionChange } from '../feed/service.js';
+import { LoginGuard, type LoginGuardSettings } from './login-guard.js';
+import { PasswordQueue, type PasswordQueueSettings } from './password-queue.js';
 import { decodeCursor, encodeCursor, splitPage } from '../pagination/cursor.js';
 import type { OidcProvider, ProviderIdentity, ProviderProof } from './oidc.js';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
@@ -29,6 +32,10 @@ export interface AccountSettings {
   tokenTtlSecs: number;
   /** Sign-in through an OpenID Connect provider; undefined: not configured. */
   identityProvider?: OidcProvider | undefined;
+  /** Back-off after failed sign-ins (default: 5 free failures, 1 s doubling, at most 15 min). */
+  login?: LoginGuardSettings;
+  /** Password hashing at once and waiting (default 1 and 0). */
+  passwordHashing?: PasswordQueueSettings;
 }
 
 /** The channel of session and account changes (migration 0015). */
@@ -61,12 +68,33 @@ const WRONG_CREDENTIALS = 'email or password is incorrect';
 export class AccountService {
   readonly #sessions = new SessionCache<Account>({ ttlMs: SESSION_CACHE_TTL_MS, maxEntries: SESSION_CACHE_MAX_ENTRIES });
   #listener: Listener | undefined;
+  readonly #guard: LoginGuard;
+  readonly #hashing: PasswordQueue;
+  readonly #changeListeners: Array<(change: SessionChange) => void> = [];
 
   constructor(
     private readonly db: Db,
     private readonly settings: AccountSettings,
     private readonly onError: (error: unknown) => void = () => undefined,
-  ) {}
+  ) {
+    this.#guard = new LoginGuard(settings.login ?? { freeFailures: 5, backoffBaseMs: 1000, backoffMaxSecs: 900 });
+    this.#hashing = new PasswordQueue(settings.passwordHashing ?? { concurrency: 1, queue: 0 });
+  }
+
+  /** Calls `listener` on every session change this process hears of (logout, revocation, account change). */
+  onSessionChange(listener: (change: SessionChange) => void): void {
+    this.#changeListeners.push(listener);
+  }
+
+  #changed(payload: string): void {
+    this.#sessions.changed(payload);
+    const change: SessionChange = payload.startsWith('token:')
+      ? { kind: 'token', tokenHash: payload.slice('token:'.length) }
+      : payload.startsWith('user:')
+        ? { kind: 'account', accountId: payload.slice('user:'.length) }
+        : { kind: 'all' };
+    for (const listener of this.#changeListeners) listener(change);
+  }
 
   /** LISTENs for session changes on a dedicated connection; the session cache serves while it is connected. */
   async start(connectionString: string): Promise<void> {
@@ -74,8 +102,12 @@ export class AccountService {
       connectionString,
       SESSION_CHANNEL,
       {
-        notify: (payload) => this.#sessions.changed(payload),
-        connected: async () => this.#sessions.open(),
+        notify: (payload) => this.#changed(payload),
+        connected: async () => {
+          this.#sessions.open();
+          // Changes made while the listener was down were not heard: every session is checked again.
+          for (const listener of this.#changeListeners) listener({ kind: 'all' });
+        },
         lost: () => this.#sessions.close(),
         error: (error) => this.onError(error),
       },
@@ -92,7 +124,7 @@ export class AccountService {
 
   async register(input: { email: string; password: string; name?: string; username?: string }): Promise<{ token: string; account: Account }> {
     const username = input.username ?? (await this.freeUsernameFrom(input.email));
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await this.#hashing.run(() => hashPassword(input.password));
     const user = await inTransaction(this.db, async (tx) => {
       if (await accounts.findUserByEmail(tx, input.email)) throw conflict('email is already registered');
       if (await accounts.isUsernameTaken(tx, username)) throw conflict('username is taken');
@@ -111,11 +143,24 @@ export class AccountService {
     return { token: await this.openSession(user.id), account: toAccount(user) };
   }
 
-  /** The same answer for an unknown email and a wrong password, in about the same time. */
-  async login(email: string, password: string): Promise<{ token: string; account: Account }> {
-    const user = await accounts.findUserByEmail(this.db, email);
-    const matches = await verifyPassword(password, user?.password_hash ?? (await decoyHash()));
-    if (!user || !matches) throw unauthorized(WRONG_CREDENTIALS);
+  /**
+   * The same answer for an unknown email and a wrong password, in about the same time. After repeated
+   * failures for this email or from this address, 429 until the back-off ends (LoginGuard), before any
+   * password is checked; 429 at once too when too many hashes already wait (PasswordQueue).
+   */
+  async login(email: string, password: string, address = 'unknown'): Promise<{ token: string; account: Account }> {
+    const wait = await this.#guard.retryAfter(email, address);
+    if (wait !== undefined) throw rateLimited(`too many failed sign-ins for this email or from this address: retry in ${Math.ceil(wait)} s`, wait);
+    // The lookup takes its place in the queue too: a refused sign-in costs no database work either.
+    const { user, matches } = await this.#hashing.run(async () => {
+      const found = await accounts.findUserByEmail(this.db, email);
+      return { user: found, matches: await verifyPassword(password, found?.password_hash ?? (await decoyHash())) };
+    });
+    if (!user || !matches) {
+      await this.#guard.failed(email, address);
+      throw unauthorized(WRONG_CREDENTIALS);
+    }
+    await this.#guard.succeeded(email, address);
     return { token: await this.openSession(user.id), account: toAccount(user) };
   }
 
@@ -188,7 +233,7 @@ export class AccountService {
     const tokenHash = hashToken(token);
     const revoked = await accounts.revokeSession(this.db, tokenHash);
     // At once here; every process (this one included) also hears of it from the database.
-    this.#sessions.changed(`token:${tokenHash.toString('hex')}`);
+    this.#changed(`token:${tokenHash.toString('hex')}`);
     if (!revoked) throw unauthorized();
   }
 

@@ -6,6 +6,10 @@ import { FeedHub } from './hub.js';
 import { PublishedRecord } from './messages.js';
 import { FeedRelay } from './relay.js';
 import { DEFAULT_LIMITS, FeedSession, type Connection, type FeedLimits } from './session.js';
+import { SnapshotBatcher } from './snapshots.js';
+
+/** A session change the database announced: one token, every session of an account, or any session. */
+export type SessionChange = { kind: 'token'; tokenHash: string } | { kind: 'account'; accountId: string } | { kind: 'all' };
 
 /** Settings of the feed (defaults: what `npm start` uses). */
 export interface FeedOptions {
@@ -31,18 +35,33 @@ export class FeedService {
   #pruning: Promise<unknown> | undefined;
   readonly #retentionSecs: number;
   readonly #pruneIntervalMs: number;
+  readonly #snapshots: SnapshotBatcher;
+  /** Open sessions authenticated with a token, to check again when the database announces a session change. */
+  readonly #authenticated = new Set<FeedSession>();
 
   constructor(
     private readonly db: Db,
-    private readonly accounts: { authenticate(token: string): Promise<Account | undefined> },
+    private readonly accounts: {
+      authenticate(token: string): Promise<Account | undefined>;
+      onSessionChange?(listener: (change: SessionChange) => void): void;
+    },
     private readonly onError: (error: unknown, context: string) => void = () => undefined,
     options: FeedOptions = {},
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.#snapshots = new SnapshotBatcher((marketIds) => repo.bookSnapshots(this.db, marketIds));
     this.hub = new FeedHub({
-      snapshot: (marketId) => repo.bookSnapshot(this.db, marketId),
+      snapshot: (marketId) => this.#snapshots.snapshot(marketId),
       maxPending: this.limits.maxPendingRecords,
       onError: (error) => this.onError(error, 'feed ticker snapshot'),
+    });
+    // A logout or a revoked session closes the connections that authenticated with it (within a round trip).
+    accounts.onSessionChange?.((change) => {
+      for (const session of this.#authenticated) {
+        if (change.kind === 'all' || (change.kind === 'token' && session.tokenHash === change.tokenHash) || (change.kind === 'account' && session.accountId === change.accountId)) {
+          session.revalidate().catch((error: unknown) => this.onError(error, 'feed session check'));
+        }
+      }
     });
     this.#retentionSecs = options.retentionSecs ?? 600;
     this.#pruneIntervalMs = options.pruneIntervalMs ?? 60_000;
@@ -81,19 +100,23 @@ export class FeedService {
 
   /** A new client connection (authenticated when `account` is given). */
   openSession(connection: Connection, account?: Account, token?: string): FeedSession {
-    return new FeedSession(
+    const session: FeedSession = new FeedSession(
       {
         hub: this.hub,
         limits: this.limits,
         authenticate: (t) => this.accounts.authenticate(t),
         findMarkets: (tickers) => repo.findMarketsByTicker(this.db, tickers),
-        snapshot: (marketId) => repo.bookSnapshot(this.db, marketId),
+        snapshot: (marketId) => this.#snapshots.snapshot(marketId),
         onError: (error) => this.onError(error, 'feed session'),
+        authenticated: () => this.#authenticated.add(session),
+        closed: () => this.#authenticated.delete(session),
       },
       connection,
       account,
       token,
     );
+    if (token !== undefined) this.#authenticated.add(session);
+    return session;
   }
 
   authenticate(token: string): Promise<Account | undefined> {

@@ -1,4 +1,6 @@
 import type { Account } from '../accounts/service.js';
+import { hashToken } from '../accounts/tokens.js';
+import { findUnstorable } from '../storable-text.js';
 import { FeedHub, Subscription, type Outlet } from './hub.js';
 import { errorReply, reply, snapshotMsg } from './messages.js';
 import { CHANNELS, ErrorCode, isPrivateChannel, type BookSnapshot, type Channel, type ErrorCodeValue } from './types.js';
@@ -38,6 +40,10 @@ export interface SessionDeps {
   findMarkets(tickers: readonly string[]): Promise<Array<{ id: string; ticker: string }>>;
   snapshot(marketId: string): Promise<BookSnapshot>;
   onError(error: unknown): void;
+  /** The session authenticated with a token (an `auth` command). */
+  authenticated?(): void;
+  /** The session is closed. */
+  closed?(): void;
 }
 
 /** The transport's side: writing frames, and cutting the connection off with an error. */
@@ -45,6 +51,11 @@ export interface Connection {
   send(text: string): void;
   /** Sends `{type: "error", msg: {code, msg}}` and closes the connection. */
   terminate(code: ErrorCodeValue, message: string): void;
+  /**
+   * Takes `markets` order-book snapshots from the client's budget: undefined if allowed, else a refusal
+   * message. Without it, snapshots are not limited.
+   */
+  takeSnapshots?(markets: number): Promise<string | undefined>;
 }
 
 class CommandError extends Error {
@@ -64,6 +75,7 @@ export class FeedSession implements Outlet {
   #queue: Promise<void> = Promise.resolve();
   #queued = 0;
   #closed = false;
+  #tokenHash: string | undefined;
 
   constructor(
     private readonly deps: SessionDeps,
@@ -74,6 +86,13 @@ export class FeedSession implements Outlet {
 
   get accountId(): string | undefined {
     return this.account?.id;
+  }
+
+  /** The hash (hex) of the token the connection authenticated with, as session changes name it. */
+  get tokenHash(): string | undefined {
+    if (this.token === undefined) return undefined;
+    this.#tokenHash ??= hashToken(this.token).toString('hex');
+    return this.#tokenHash;
   }
 
   get subscriptionCount(): number {
@@ -129,6 +148,7 @@ export class FeedSession implements Outlet {
     this.#closed = true;
     for (const sub of this.#subscriptions.values()) this.deps.hub.remove(sub);
     this.#subscriptions.clear();
+    this.deps.closed?.();
   }
 
   async #run(text: string): Promise<void> {
@@ -143,6 +163,12 @@ export class FeedSession implements Outlet {
       }
       if (typeof command !== 'object' || command === null || Array.isArray(command)) throw new CommandError(ErrorCode.unprocessable, 'a command is a JSON object {id, cmd, params}');
       const { id: rawId, cmd, params } = command as { id?: unknown; cmd?: unknown; params?: unknown };
+      // Text the database cannot store (NUL, lone surrogates) never reaches a query.
+      const unstorable = findUnstorable(command);
+      if (unstorable) {
+        if (typeof rawId === 'number' && Number.isSafeInteger(rawId) && rawId >= 0) id = rawId;
+        throw new CommandError(ErrorCode.invalidParameter, `${unstorable.path.slice(1).replace(/\//g, '.') || 'the command'} ${unstorable.problem}`);
+      }
       if (rawId !== undefined) {
         if (typeof rawId !== 'number' || !Number.isSafeInteger(rawId) || rawId < 0) throw new CommandError(ErrorCode.unprocessable, 'id must be a non-negative integer');
         id = rawId;
@@ -193,6 +219,10 @@ export class FeedSession implements Outlet {
     if (unique.includes('orderbook_delta') && tickers === undefined) throw new CommandError(ErrorCode.marketTickerRequired, 'orderbook_delta needs params.market_ticker or params.market_tickers');
     if (this.#subscriptions.size + unique.length > this.deps.limits.maxSubscriptions) {
       throw new CommandError(ErrorCode.tooManySubscriptions, `at most ${this.deps.limits.maxSubscriptions} subscriptions per connection`);
+    }
+    if (unique.includes('orderbook_delta') && this.connection.takeSnapshots) {
+      const refusal = await this.connection.takeSnapshots(tickers!.length);
+      if (refusal !== undefined) throw new CommandError(ErrorCode.snapshotRateLimited, refusal);
     }
     let markets: Array<{ id: string; ticker: string }> | null = null;
     if (tickers !== undefined) {
@@ -249,6 +279,8 @@ export class FeedSession implements Outlet {
     if (this.#closed) return;
     this.account = account;
     this.token = token;
+    this.#tokenHash = undefined;
+    this.deps.authenticated?.();
     this.connection.send(reply(id, 'authenticated', { msg: { user_id: account.id } }));
   }
 

@@ -41,6 +41,10 @@ export const ErrorCode = {
   sessionExpired: 103,
   /** The server is shutting down: the server closes the connection. */
   goingAway: 104,
+  /** Too many connections from one client address: the server closes the new one. */
+  tooManyConnections: 105,
+  /** Too many order-book snapshots asked for per second from one client address: the subscribe is refused. */
+  snapshotRateLimited: 106,
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -1,0 +1,70 @@
+import { availableParallelism } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadAbuseConfig, loadConfig } from './config.js';
+
+describe('loadAbuseConfig', () => {
+  it('has the documented defaults', () => {
+    expect(loadAbuseConfig({})).toEqual({
+      rateLimits: true,
+      trustProxy: false,
+      budgets: {
+        'public-reads': { points: 100, durationSecs: 1 },
+        'private-reads': { points: 100, durationSecs: 1 },
+        'order-writes': { points: 50, durationSecs: 1 },
+        login: { points: 20, durationSecs: 60 },
+        registration: { points: 5, durationSecs: 3600 },
+      },
+      processes: 1,
+      login: { freeFailures: 5, backoffBaseMs: 1000, backoffMaxSecs: 900 },
+      passwordHashing: { concurrency: 1, queue: 0 },
+      requestBodyTimeoutMs: 30_000,
+      realtime: { maxConnectionsPerAddress: 50, maxSubscriptions: 100, snapshotsPerSec: 200 },
+    });
+  });
+
+  it('reads every setting', () => {
+    const abuse = loadAbuseConfig({
+      RATE_LIMITS: 'off', TRUST_PROXY: 'on', RATE_LIMIT_PUBLIC_READS: '10/2', RATE_LIMIT_PRIVATE_READS: '20/3',
+      RATE_LIMIT_ORDER_WRITES: '30/4', RATE_LIMIT_LOGIN: '40/5', RATE_LIMIT_REGISTRATION: '1/86400', WEB_CONCURRENCY: '4',
+      LOGIN_FREE_FAILURES: '3', LOGIN_BACKOFF_BASE_MS: '10', LOGIN_BACKOFF_MAX_SECS: '2', PASSWORD_HASH_CONCURRENCY: '1',
+      PASSWORD_HASH_QUEUE: '0', REQUEST_BODY_TIMEOUT_MS: '500', WS_MAX_CONNECTIONS_PER_ADDRESS: '3', WS_MAX_SUBSCRIPTIONS: '7',
+      WS_SNAPSHOTS_PER_SEC: '9',
+    });
+    expect(abuse).toEqual({
+      rateLimits: false,
+      trustProxy: true,
+      budgets: {
+        'public-reads': { points: 10, durationSecs: 2 },
+        'private-reads': { points: 20, durationSecs: 3 },
+        'order-writes': { points: 30, durationSecs: 4 },
+        login: { points: 40, durationSecs: 5 },
+        registration: { points: 1, durationSecs: 86400 },
+      },
+      processes: 4,
+      login: { freeFailures: 3, backoffBaseMs: 10, backoffMaxSecs: 2 },
+      passwordHashing: { concurrency: 1, queue: 0 },
+      requestBodyTimeoutMs: 500,
+      realtime: { maxConnectionsPerAddress: 3, maxSubscriptions: 7, snapshotsPerSec: 9 },
+    });
+  });
+
+  it('counts WEB_CONCURRENCY=auto as one worker per core', () => {
+    expect(loadAbuseConfig({ WEB_CONCURRENCY: 'auto' }).processes).toBe(Math.min(64, availableParallelism()));
+  });
+
+  it.each([
+    [{ RATE_LIMITS: 'maybe' }, 'RATE_LIMITS must be on or off'],
+    [{ TRUST_PROXY: 'yes please' }, 'TRUST_PROXY must be on or off'],
+    [{ RATE_LIMIT_PUBLIC_READS: '100' }, 'RATE_LIMIT_PUBLIC_READS must be <requests>/<seconds>'],
+    [{ RATE_LIMIT_ORDER_WRITES: '0/1' }, 'RATE_LIMIT_ORDER_WRITES must be <requests>/<seconds>'],
+    [{ RATE_LIMIT_LOGIN: '5/0' }, 'RATE_LIMIT_LOGIN must be <requests>/<seconds>'],
+    [{ RATE_LIMIT_REGISTRATION: '-1/60' }, 'RATE_LIMIT_REGISTRATION must be <requests>/<seconds>'],
+    [{ LOGIN_FREE_FAILURES: '0' }, 'LOGIN_FREE_FAILURES must be a whole number'],
+    [{ PASSWORD_HASH_CONCURRENCY: 'x' }, 'PASSWORD_HASH_CONCURRENCY must be a whole number'],
+    [{ REQUEST_BODY_TIMEOUT_MS: '5' }, 'REQUEST_BODY_TIMEOUT_MS must be a whole number'],
+    [{ WS_SNAPSHOTS_PER_SEC: '0' }, 'WS_SNAPSHOTS_PER_SEC must be a whole number'],
+  ])('refuses %j (through loadConfig too)', (env, message) => {
+    expect(() => loadAbuseConfig(env)).toThrow(message);
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+  });
+});

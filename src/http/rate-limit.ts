@@ -1,0 +1,77 @@
+import type { IncomingMessage } from 'node:http';
+import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateBudget, RateLimitClass } from '../config.js';
+
+/** What a request's budget says: allowed or not, and the RateLimit-* header values. */
+export interface LimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window starts again (at least 1). */
+  resetSecs: number;
+}
+
+export interface RequestLimiterOptions {
+  budgets: Record<RateLimitClass, RateBudget>;
+  /** Worker processes sharing the address: each allows its share of every budget (at least 1 request). */
+  processes: number;
+}
+
+/** The client address: the socket's, or behind a trusted proxy the last X-Forwarded-For entry (the one that proxy added). */
+export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const header = req.headers['x-forwarded-for'];
+    const value = Array.isArray(header) ? header.at(-1) : header;
+    if (value) {
+      const last = value.slice(value.lastIndexOf(',') + 1).trim();
+      if (last !== '') return last;
+    }
+  }
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
+/**
+ * The request budgets of this process: a fixed window per class and client (the account when the request
+ * carries a valid token, else the client address), kept in memory (rate-limiter-flexible). Budgets are per
+ * process: with several worker processes each allows budget / processes; several instances each allow it
+ * in full (README, "Abuse controls").
+ */
+export class RequestLimiter {
+  readonly #limiters = new Map<RateLimitClass, RateLimiterMemory>();
+  readonly #points = new Map<RateLimitClass, number>();
+
+  constructor(options: RequestLimiterOptions) {
+    for (const [name, budget] of Object.entries(options.budgets) as Array<[RateLimitClass, RateBudget]>) {
+      const points = Math.max(1, Math.floor(budget.points / Math.max(1, options.processes)));
+      this.#points.set(name, points);
+      this.#limiters.set(name, new RateLimiterMemory({ points, duration: budget.durationSecs, keyPrefix: name }));
+    }
+  }
+
+  /** Takes one request from the budget of `key` in `name`. */
+  async take(name: RateLimitClass, key: string): Promise<LimitDecision> {
+    const limiter = this.#limiters.get(name)!;
+    const limit = this.#points.get(name)!;
+    try {
+      return decision(true, limit, await limiter.consume(key));
+    } catch (refused) {
+      if (refused instanceof Error) throw refused;
+      return decision(false, limit, refused as RateLimiterRes);
+    }
+  }
+}
+
+function decision(allowed: boolean, limit: number, res: RateLimiterRes): LimitDecision {
+  return { allowed, limit, remaining: res.remainingPoints, resetSecs: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
+}
+
+/** The RateLimit-* headers (and Retry-After on a refusal) of a decision. */
+export function limitHeaders(decision: LimitDecision): Record<string, string> {
+  const headers: Record<string, string> = {
+    'RateLimit-Limit': String(decision.limit),
+    'RateLimit-Remaining': String(decision.remaining),
+    'RateLimit-Reset': String(decision.resetSecs),
+  };
+  if (!decision.allowed) headers['Retry-After'] = String(decision.resetSecs);
+  return headers;
+}
