@@ -214,6 +214,8 @@ async function spawnService(options: { databaseUrl: string; workers: number; env
     WEB_CONCURRENCY: String(options.workers),
     LOG_LEVEL: 'warn',
     SEED: 'none',
+    // As the in-process services of the benchmarks: the load comes from one address.
+    RATE_LIMITS: 'off',
     ...options.env,
   };
   const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
