@@ -1,5 +1,5 @@
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import * as client from 'openid-client';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import type * as Client from 'openid-client';
 import type { OidcConfig } from '../../config.js';
 import { invalid, unauthorized, unavailable } from '../errors.js';
 
@@ -26,11 +26,19 @@ const JWKS_MAX_AGE_MS = 10 * 60_000;
 
 const UNREACHABLE = 'the identity provider cannot be reached; try again later';
 
+/**
+ * jose and openid-client, loaded on first use: a service without OIDC_ISSUER never loads them, and starts
+ * as fast as before.
+ */
+type Libraries = { jose: typeof import('jose'); client: typeof Client };
+let libraries: Promise<Libraries> | undefined;
+const loadLibraries = (): Promise<Libraries> => (libraries ??= Promise.all([import('jose'), import('openid-client')]).then(([jose, client]) => ({ jose, client })));
+
 interface Discovered {
   /** The issuer exactly as the provider writes it (discovery checked that it is OIDC_ISSUER's URL). */
   issuer: string;
-  client: client.Configuration;
-  keys: ReturnType<typeof createRemoteJWKSet>;
+  client: Client.Configuration;
+  keys: ReturnType<Libraries['jose']['createRemoteJWKSet']>;
 }
 
 /** Raised while fetching from the provider: answered 503, unlike a token that fails its checks (401). */
@@ -69,9 +77,10 @@ export class OidcProvider {
   }
 
   async #fetchDiscovery(): Promise<Discovered> {
+    const { jose, client } = await loadLibraries();
     const { issuer, clientId, clientSecret, timeoutSecs, jwksCooldownSecs } = this.config;
     const plainHttp = new URL(issuer).protocol === 'http:';
-    let configuration: client.Configuration;
+    let configuration: Client.Configuration;
     try {
       configuration = await client.discovery(
         new URL(issuer),
@@ -85,7 +94,7 @@ export class OidcProvider {
     }
     const jwksUri = configuration.serverMetadata().jwks_uri;
     if (!jwksUri) throw unavailable(UNREACHABLE, new Error('the discovery document names no jwks_uri'));
-    const keys = createRemoteJWKSet(new URL(jwksUri), {
+    const keys = jose.createRemoteJWKSet(new URL(jwksUri), {
       timeoutDuration: timeoutSecs * 1000,
       cooldownDuration: jwksCooldownSecs * 1000,
       cacheMaxAge: JWKS_MAX_AGE_MS,
@@ -98,6 +107,7 @@ export class OidcProvider {
     const redirect = new URL(proof.redirect_uri);
     if (redirect.search || redirect.hash) throw invalid("redirect_uri must have no query or fragment", [{ location: 'body', path: 'redirect_uri', message: 'must have no query or fragment' }]);
     const { client: configuration, issuer } = await this.#discover();
+    const { client } = await loadLibraries();
     const response = new URL(redirect);
     response.searchParams.set('code', proof.code);
     // The token request is made for the redirect the code was issued to; providers that announce the
@@ -123,6 +133,8 @@ export class OidcProvider {
 
   async #verify(idToken: string, nonce: string | undefined): Promise<ProviderIdentity> {
     const { keys, issuer } = await this.#discover();
+    const { jose } = await loadLibraries();
+    const joseErrors = jose.errors;
     const { clientId, allowedAlgs } = this.config;
     const getKey: JWTVerifyGetKey = async (header, token) => {
       if (header.alg?.startsWith('HS')) {
@@ -140,7 +152,7 @@ export class OidcProvider {
     };
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(idToken, getKey, {
+      ({ payload } = await jose.jwtVerify(idToken, getKey, {
         issuer,
         audience: clientId,
         algorithms: allowedAlgs,
@@ -149,7 +161,7 @@ export class OidcProvider {
       }));
     } catch (error) {
       if (error instanceof ProviderUnreachable) throw unavailable(UNREACHABLE);
-      if (error instanceof joseErrors.JOSEError) throw unauthorized(`the ID token is not accepted: ${tokenProblem(error)}`);
+      if (error instanceof joseErrors.JOSEError) throw unauthorized(`the ID token is not accepted: ${tokenProblem(joseErrors, error)}`);
       throw error;
     }
     // With several audiences, the party the token was issued to must be this service.
@@ -170,7 +182,7 @@ export class OidcProvider {
 }
 
 /** What was wrong with a token, in words a client can act on. */
-function tokenProblem(error: InstanceType<typeof joseErrors.JOSEError>): string {
+function tokenProblem(joseErrors: Libraries['jose']['errors'], error: InstanceType<Libraries['jose']['errors']['JOSEError']>): string {
   if (error instanceof joseErrors.JWTExpired) return 'it has expired';
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     if (error.claim === 'nbf') return 'it is not valid yet';
