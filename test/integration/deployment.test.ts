@@ -79,6 +79,15 @@ const isAlive = (pid: number) => {
   }
 };
 
+/** Polls `check` until it holds, failing after 10 s. */
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** A copy of the built project in `dir`: node_modules hard-linked (a symbolic link where the file system refuses). */
 function copyProject(dir: string, withNodeModules: boolean): void {
   execFileSync('cp', ['-a', ...TREE.map((entry) => path.join(ROOT, entry)), dir]);
@@ -219,12 +228,14 @@ describe('deployment', () => {
     const service = await startMain({ DATABASE_URL: await createTestDatabase(), WEB_CONCURRENCY: '2' });
     const api = new ApiClient(service.url);
     const { token } = await api.register();
-    // Concurrent requests take connections of their own, which the primary hands to both workers: both cache the session.
-    const burst = () => Promise.all(Array.from({ length: 16 }, () => api.get('/api/auth/me', { token })));
-    expect((await burst()).map((response) => response.status)).toEqual(Array(16).fill(200));
-    expect(workersThatServed(service.output()).size).toBe(2);
+    // Concurrent requests take connections of their own, which the primary hands to both workers.
+    const burst = async () => (await Promise.all(Array.from({ length: 16 }, () => api.get('/api/auth/me', { token })))).map((response) => response.status);
+    const servedBefore = (statuses: number[]) => statuses.every((status) => status === 200) && workersThatServed(service.output()).size === 2;
+    await until(async () => servedBefore(await burst()), 'both workers have served (and cached) the session');
     expect((await api.post('/api/auth/logout', undefined, { token })).status).toBe(200);
-    expect((await burst()).map((response) => response.status)).toEqual(Array(16).fill(401));
+    // The other worker hears of the logout from the database, a notification that takes milliseconds.
+    await until(async () => (await burst()).every((status) => status === 401), 'every worker refuses the token');
+    expect(await burst()).toEqual(Array(16).fill(401));
     service.child.kill('SIGTERM');
     expect(await exitOf(service.child)).toBe(0);
   }, 60_000);
