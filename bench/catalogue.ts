@@ -407,6 +407,8 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => {
     void cleanup().finally(() => process.exit(130));
   });
+  // Refused before anything starts (an exit later would leave the embedded PostgreSQL running).
+  if (!endpoints({ cursor: '', afterId: '0', depth: DEPTH }).some((endpoint) => endpoint.name.includes(ONLY))) refuse(`BENCH_ONLY='${ONLY}' names no endpoint`);
   try {
     const started = performance.now();
     const database: BenchDatabase = await prepareDatabase({ events: EVENTS, log });
@@ -455,7 +457,6 @@ async function main(): Promise<void> {
     if (deep.depth < DEPTH) log(`only ${deep.depth} ACTIVE events before the last page: the deep page is ${deep.depth} rows deep`);
 
     const list = endpoints(deep).filter((endpoint) => endpoint.name.includes(ONLY));
-    if (list.length === 0) refuse(`BENCH_ONLY='${ONLY}' names no endpoint`);
     const statements = new Map<string, Captured[]>();
     /** What the service answered each endpoint (the items in order), which the service processes must answer too. */
     const answers = new Map<string, string>();
