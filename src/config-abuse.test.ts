@@ -22,8 +22,8 @@ describe('loadAbuseConfig', () => {
     });
   });
 
-  it('reads every setting', () => {
-    const abuse = loadAbuseConfig({
+  it('reads every setting, the worker count from WEB_CONCURRENCY', () => {
+    const { abuse } = loadConfig({
       RATE_LIMITS: 'off', TRUST_PROXY: 'on', RATE_LIMIT_PUBLIC_READS: '10/2', RATE_LIMIT_PRIVATE_READS: '20/3',
       RATE_LIMIT_ORDER_WRITES: '30/4', RATE_LIMIT_LOGIN: '40/5', RATE_LIMIT_REGISTRATION: '1/86400', WEB_CONCURRENCY: '4',
       LOGIN_FREE_FAILURES: '3', LOGIN_BACKOFF_BASE_MS: '10', LOGIN_BACKOFF_MAX_SECS: '2', PASSWORD_HASH_CONCURRENCY: '1',
@@ -49,7 +49,7 @@ describe('loadAbuseConfig', () => {
   });
 
   it('counts WEB_CONCURRENCY=auto as one worker per core', () => {
-    expect(loadAbuseConfig({ WEB_CONCURRENCY: 'auto' }).processes).toBe(Math.min(64, availableParallelism()));
+    expect(loadConfig({ WEB_CONCURRENCY: 'auto' }).abuse.processes).toBe(Math.min(64, availableParallelism()));
   });
 
   it.each([

@@ -29,7 +29,7 @@ describe('loadConfig', () => {
   });
 
   it("takes WEB_CONCURRENCY=auto as the number of cores", () => {
-    expect(loadConfig({ WEB_CONCURRENCY: 'auto' }).webConcurrency).toBe(availableParallelism());
+    expect(loadConfig({ WEB_CONCURRENCY: 'auto' }).webConcurrency).toBe(Math.min(64, availableParallelism()));
     expect(loadConfig({ WEB_CONCURRENCY: '3' }).webConcurrency).toBe(3);
   });
 

@@ -107,7 +107,7 @@ function databaseUrl(env: Env): string | undefined {
 
 function webConcurrency(env: Env): number {
   const raw = env.WEB_CONCURRENCY?.trim();
-  if (raw === 'auto') return availableParallelism();
+  if (raw === 'auto') return Math.min(MAX_WEB_CONCURRENCY, availableParallelism());
   if (raw === undefined || raw === '') return 1;
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_WEB_CONCURRENCY) {
     throw new ConfigError(`WEB_CONCURRENCY must be 'auto' or a whole number from 1 to ${MAX_WEB_CONCURRENCY}, got '${raw}'`);
