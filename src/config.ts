@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import { Decimal } from 'decimal.js';
+import { DEFAULT_STAGE_DIR } from './db/embedded.js';
 
 /** Settings read from the environment at start (README, "Environment"). */
 export interface Config {
@@ -8,6 +10,8 @@ export interface Config {
   /** Unset: an embedded PostgreSQL is started under `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /** Root only: where the embedded PostgreSQL's binaries (and a cluster the postgres user cannot reach in dataDir) are placed. */
+  embeddedPgDir: string;
   seed: 'demo' | 'none';
   admin: { email: string; password: string } | undefined;
   /** Dots granted to a new account, a decimal string. */
@@ -15,10 +19,34 @@ export interface Config {
   tokenTtlSecs: number;
   heartbeatTimeoutSecs: number;
   heartbeatSweepIntervalSecs: number;
-  logLevel: string;
+  logLevel: LogLevel;
+  /** HTTP worker processes sharing the port (1: the service runs in this process alone). */
+  webConcurrency: number;
+  /** Sign-in through an OpenID Connect provider; undefined (the default): off, and no provider is ever contacted. */
+  oidc?: OidcConfig | undefined;
   /** Abuse controls (README, "Abuse controls"): rate limits, login back-off, hashing queue, feed caps. */
   abuse: AbuseConfig;
 }
+
+export interface OidcConfig {
+  /** The issuer identifier, exactly as the provider's ID tokens carry it in `iss`. */
+  issuer: string;
+  /** This service's client id at the provider: the audience its ID tokens must name. */
+  clientId: string;
+  /** For the code-flow exchange (token endpoint authentication) and HS* signatures. */
+  clientSecret: string | undefined;
+  /** JWS algorithms accepted on ID tokens. */
+  allowedAlgs: string[];
+  /** Time allowed for each request to the provider (discovery, keys, token endpoint). */
+  timeoutSecs: number;
+  /** Least time between two fetches of the provider's keys caused by a token signed with an unknown key. */
+  jwksCooldownSecs: number;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** More workers than this is a typo, not a deployment: each holds its own database connections. */
+const MAX_WEB_CONCURRENCY = 64;
 
 export class ConfigError extends Error {}
 
@@ -61,10 +89,96 @@ function checkFeesAreZero(env: Env): void {
   }
 }
 
+function databaseUrl(env: Env): string | undefined {
+  const raw = env.DATABASE_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL must be a URL such as postgres://user:password@host:5432/database');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://, got '${url.protocol}//'`);
+  }
+  if (!url.hostname && !url.searchParams.get('host')) throw new ConfigError('DATABASE_URL names no host');
+  return raw;
+}
+
+function webConcurrency(env: Env): number {
+  const raw = env.WEB_CONCURRENCY?.trim();
+  if (raw === 'auto') return availableParallelism();
+  if (raw === undefined || raw === '') return 1;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_WEB_CONCURRENCY) {
+    throw new ConfigError(`WEB_CONCURRENCY must be 'auto' or a whole number from 1 to ${MAX_WEB_CONCURRENCY}, got '${raw}'`);
+  }
+  return Number(raw);
+}
+
+function logLevel(env: Env): LogLevel {
+  const raw = env.LOG_LEVEL?.trim() || 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${raw}'`);
+  return raw as LogLevel;
+}
+
+/** Asymmetric algorithms verified against the provider's published keys. */
+export const OIDC_KEY_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+/** Algorithms keyed by the client secret. */
+export const OIDC_SECRET_ALGS = ['HS256', 'HS384', 'HS512'] as const;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * OIDC_* settings. All unset: sign-in through a provider is off. A plain-http issuer is accepted on a
+ * loopback host only (a provider on the same machine); anywhere else its keys could be replaced in transit.
+ */
+function oidcConfig(env: Env): OidcConfig | undefined {
+  const issuer = env.OIDC_ISSUER?.trim();
+  const clientId = env.OIDC_CLIENT_ID?.trim();
+  const clientSecret = env.OIDC_CLIENT_SECRET || undefined;
+  const algs = env.OIDC_ALLOWED_ALGS?.trim();
+  if (!issuer) {
+    const stray = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ALLOWED_ALGS', 'OIDC_TIMEOUT_SECS', 'OIDC_JWKS_COOLDOWN_SECS'].filter((name) => env[name]?.trim());
+    if (stray.length > 0) throw new ConfigError(`${stray.join(', ')} set without OIDC_ISSUER: set OIDC_ISSUER to sign in through a provider, or unset them`);
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    throw new ConfigError(`OIDC_ISSUER must be the provider's issuer URL (https://...), got '${issuer}'`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
+    throw new ConfigError(`OIDC_ISSUER must be an https:// URL (plain http:// only on a loopback host), got '${issuer}'`);
+  }
+  if (url.search || url.hash || url.username || url.password) throw new ConfigError(`OIDC_ISSUER must have no query, fragment or credentials, got '${issuer}'`);
+  if (!clientId) throw new ConfigError('OIDC_CLIENT_ID must be set with OIDC_ISSUER (the client id of this service at the provider)');
+  const allowedAlgs = (algs || 'RS256').split(',').map((alg) => alg.trim()).filter(Boolean);
+  const known: readonly string[] = [...OIDC_KEY_ALGS, ...OIDC_SECRET_ALGS];
+  for (const alg of allowedAlgs) {
+    if (!known.includes(alg)) throw new ConfigError(`OIDC_ALLOWED_ALGS: '${alg}' is not accepted; choose among ${known.join(', ')}`);
+    if ((OIDC_SECRET_ALGS as readonly string[]).includes(alg) && !clientSecret) {
+      throw new ConfigError(`OIDC_ALLOWED_ALGS: ${alg} is keyed by the client secret, and OIDC_CLIENT_SECRET is not set`);
+    }
+  }
+  if (allowedAlgs.length === 0) throw new ConfigError('OIDC_ALLOWED_ALGS names no algorithm');
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    allowedAlgs: [...new Set(allowedAlgs)],
+    timeoutSecs: integer(env, 'OIDC_TIMEOUT_SECS', 5, 1, 60),
+    jwksCooldownSecs: integer(env, 'OIDC_JWKS_COOLDOWN_SECS', 30, 1, 3600),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   checkFeesAreZero(env);
-  const seed = env.SEED?.trim() || 'demo';
+  const database = databaseUrl(env);
+  // Demo data (with its published passwords) goes into the embedded database only, unless asked for by name.
+  const seed = env.SEED?.trim() || (database ? 'none' : 'demo');
   if (seed !== 'demo' && seed !== 'none') throw new ConfigError(`SEED must be 'demo' or 'none', got '${seed}'`);
+  const embeddedPgDir = env.EMBEDDED_PG_DIR?.trim() || DEFAULT_STAGE_DIR;
+  if (!path.isAbsolute(embeddedPgDir)) throw new ConfigError(`EMBEDDED_PG_DIR must be an absolute path, got '${embeddedPgDir}'`);
 
   const startingBalance = env.STARTING_BALANCE?.trim() || '1000';
   if (!/^\d+(\.\d{1,8})?$/.test(startingBalance)) {
@@ -83,15 +197,18 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST?.trim() || '127.0.0.1',
-    databaseUrl: env.DATABASE_URL?.trim() || undefined,
+    databaseUrl: database,
     dataDir: env.DATA_DIR?.trim() || './.data',
+    embeddedPgDir,
     seed,
     admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword } : undefined,
     startingBalance,
     tokenTtlSecs: integer(env, 'TOKEN_TTL_SECS', 30 * 24 * 3600, 60, 365 * 24 * 3600),
     heartbeatTimeoutSecs: integer(env, 'ORDER_HEARTBEAT_TIMEOUT_SECS', 15, 1, 3600),
     heartbeatSweepIntervalSecs: integer(env, 'ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS', 1, 0, 3600),
-    logLevel: env.LOG_LEVEL?.trim() || 'info',
+    logLevel: logLevel(env),
+    webConcurrency: webConcurrency(env),
+    oidc: oidcConfig(env),
     abuse: loadAbuseConfig(env),
   };
 }
@@ -151,15 +268,11 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
 
 export function loadAbuseConfig(env: Env): AbuseConfig {
   const budgets = Object.fromEntries(RATE_LIMIT_CLASSES.map((c) => [c, budget(env, ...BUDGET_SETTINGS[c])])) as Record<RateLimitClass, RateBudget>;
-  // WEB_CONCURRENCY itself is checked with the other process settings; here only its count is read
-  // ('auto': one worker per core).
-  const rawWorkers = env.WEB_CONCURRENCY?.trim();
-  const workers = rawWorkers === 'auto' ? Math.min(64, availableParallelism()) : Number(rawWorkers);
   return {
     rateLimits: onOff(env, 'RATE_LIMITS', true),
     trustProxy: onOff(env, 'TRUST_PROXY', false),
     budgets,
-    processes: Number.isSafeInteger(workers) && workers > 1 ? workers : 1,
+    processes: webConcurrency(env),
     login: {
       freeFailures: integer(env, 'LOGIN_FREE_FAILURES', 5, 1, 1000),
       backoffBaseMs: integer(env, 'LOGIN_BACKOFF_BASE_MS', 1000, 1, 3_600_000),

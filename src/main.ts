@@ -1,10 +1,71 @@
-import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './logger.js';
-import { startService } from './server.js';
+import cluster from 'node:cluster';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createDb } from './db/knex.js';
+import { createLogger, type Logger } from './logger.js';
+import { stopOnSignals } from './process/signals.js';
+import { startWorkers, type ListeningMessage } from './process/workers.js';
+import { prepareDatabase, startDatabase, startService } from './server.js';
 
-/** `npm start`: the service on the configured (or embedded) PostgreSQL until SIGTERM or SIGINT. */
+/**
+ * `npm start` (node dist/main.js): the service until SIGTERM or SIGINT. With WEB_CONCURRENCY=1 one process
+ * does everything; with more, this process (the primary) starts the database and prepares it once, then
+ * runs that many HTTP workers on one port and stops them, then the database, on a signal.
+ */
+
+/** Connections of the primary while it prepares the database (the demo seed keeps one for its lock). */
+const PREPARATION_POOL_SIZE = 4;
+
+function listeningLine(logger: Logger, url: string, extra: object = {}): void {
+  logger.info({ url, docs: `${url}/docs`, ...extra }, 'Dots Exchange is listening');
+}
+
+async function runAlone(config: Config, logger: Logger): Promise<void> {
+  const service = await startService(config, logger);
+  listeningLine(logger, service.url);
+  stopOnSignals(logger, () => service.stop());
+}
+
+async function runWorker(config: Config, logger: Logger): Promise<void> {
+  const service = await startService(config, logger, { databasePrepared: true });
+  logger.info({ url: service.url }, 'worker listening');
+  process.send?.({ kind: 'listening', url: service.url } satisfies ListeningMessage);
+  stopOnSignals(logger, () => service.stop());
+}
+
+async function runPrimary(config: Config, logger: Logger): Promise<void> {
+  const { databaseUrl, embedded } = await startDatabase(config, logger);
+  try {
+    const db = createDb(databaseUrl, PREPARATION_POOL_SIZE);
+    await prepareDatabase(db, config, logger).finally(() => db.destroy());
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+  const workers = startWorkers({
+    count: config.webConcurrency,
+    env: { DATABASE_URL: databaseUrl },
+    logger,
+    onGiveUp: (reason) => {
+      logger.fatal({ reason }, 'workers keep exiting: stopping');
+      void workers.stop().then(() => embedded?.stop()).finally(() => process.exit(1));
+    },
+  });
+  const stopAll = async () => {
+    await workers.stop();
+    await embedded?.stop();
+  };
+  // Signals that come while the workers start stop them too.
+  stopOnSignals(logger, stopAll);
+  try {
+    listeningLine(logger, await workers.listening, { workers: config.webConcurrency });
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
@@ -15,24 +76,12 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const service = await startService(config, logger);
-  logger.info({ url: service.url, docs: `${service.url}/docs` }, 'Dots Exchange is listening');
-
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    service.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  if (cluster.isWorker) await runWorker(config, logger.child({ worker: cluster.worker?.id }));
+  else if (config.webConcurrency > 1) await runPrimary(config, logger);
+  else await runAlone(config, logger);
 }
 
 main().catch((error: unknown) => {
-  console.error('dots-exchange: failed to start:', error);
+  console.error(`dots-exchange: could not start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -7,10 +7,11 @@ import { createApp } from './app.js';
 import { answerClientErrors } from './http/client-errors.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
-import type { Db } from './db/knex.js';
+import { checkConnection, type Db } from './db/knex.js';
 import { migrateLatest } from './db/migrate.js';
 import { createPools, destroyPools, type Pools } from './db/pools.js';
 import type { Logger } from './logger.js';
+import { AccountService } from './domain/accounts/service.js';
 import { seedDemo } from './domain/demo/seed.js';
 import { startExpirySweep } from './domain/trading/sweep.js';
 import type { FeedOptions } from './domain/feed/service.js';
@@ -29,6 +30,8 @@ const ROLLUP_REFRESH_INTERVAL_MS = 250;
  * to 1,000 order ids in its query string (about 47 KiB of UUIDs as repeated parameters).
  */
 const MAX_HEADER_BYTES = 64 * 1024;
+/** How long a stop waits for in-flight requests. */
+const DRAIN_TIMEOUT_MS = 7_000;
 
 export interface RunningService {
   server: Server;
@@ -46,24 +49,48 @@ export interface RunningService {
 export interface ServiceOptions {
   realtime?: Partial<RealtimeOptions>;
   feed?: FeedOptions;
+  /** Another process (the primary of the workers) already ran prepareDatabase. */
+  databasePrepared?: boolean;
+}
+
+/** The database the service uses: `DATABASE_URL`, or the embedded PostgreSQL of `DATA_DIR`, started here. */
+export async function startDatabase(config: Config, logger: Logger): Promise<{ databaseUrl: string; embedded?: EmbeddedDatabase }> {
+  if (config.databaseUrl) {
+    await checkConnection(config.databaseUrl);
+    return { databaseUrl: config.databaseUrl };
+  }
+  logger.info({ dataDir: config.dataDir }, 'starting embedded PostgreSQL');
+  const embedded = await startEmbeddedPostgres({
+    dataDir: config.dataDir,
+    stageDir: config.embeddedPgDir,
+    onLog: (line) => logger.debug({ postgres: line }),
+    onNotice: (message) => logger.warn(message),
+  });
+  if (!embedded.clusterDir.startsWith(path.resolve(config.dataDir))) logger.info({ clusterDir: embedded.clusterDir }, 'embedded PostgreSQL cluster kept outside DATA_DIR');
+  return { databaseUrl: embedded.url, embedded };
+}
+
+/**
+ * Once per start of the service, whatever the number of its processes: migrations, the demo data and the
+ * operator account. Every step is safe when several instances run it at once on one database.
+ */
+export async function prepareDatabase(db: Db, config: Config, logger: Logger): Promise<void> {
+  const applied = await migrateLatest(db);
+  if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  const accounts = new AccountService(db, { startingBalance: config.startingBalance, tokenTtlSecs: config.tokenTtlSecs });
+  if (config.seed === 'demo' && (await seedDemo(db, accounts))) logger.info('demo catalogue and accounts seeded');
+  if (config.admin) await accounts.ensureAdmin(config.admin.email, config.admin.password);
 }
 
 /** Everything `npm start` does, as a function: tests and benchmarks start the same service. */
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
-  let embedded: EmbeddedDatabase | undefined;
-  let databaseUrl = config.databaseUrl;
-  if (!databaseUrl) {
-    logger.info({ dataDir: config.dataDir }, 'starting embedded PostgreSQL');
-    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, onLog: (line) => logger.debug({ postgres: line }) });
-    databaseUrl = embedded.url;
-  }
+  const { databaseUrl, embedded } = await startDatabase(config, logger);
   const pools = createPools(databaseUrl);
   const { db } = pools;
   let feedStarted: Services['feed'] | undefined;
   let accountsStarted: Services['accounts'] | undefined;
   try {
-    const applied = await migrateLatest(db);
-    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+    if (!options.databasePrepared) await prepareDatabase(db, config, logger);
     const document = JSON.parse(await readFile(DOCUMENT_PATH, 'utf8')) as object;
     const asyncapi = parseYaml(await readFile(ASYNCAPI_PATH, 'utf8')) as object;
     const services = createServices(pools, config, document, {
@@ -71,8 +98,6 @@ export async function startService(config: Config, logger: Logger, options: Serv
       feed: options.feed,
       onBackgroundError: (error, context) => logger.error({ err: error }, `${context} failed`),
     });
-    if (config.seed === 'demo' && (await seedDemo(db, services.accounts))) logger.info('demo catalogue and accounts seeded');
-    if (config.admin) await services.accounts.ensureAdmin(config.admin.email, config.admin.password);
     await services.accounts.start(databaseUrl);
     accountsStarted = services.accounts;
     // The feed listens before the first client can connect, so that no record committed after it is missed.
@@ -126,6 +151,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
+          // Requests still running then are cut, so that the whole stop stays within a process manager's grace period.
+          setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS).unref();
         });
         // The last changes' event rollups, once no request trades any more, before the pool closes.
         await rollupRefresh.stop();

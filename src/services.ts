@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Pools } from './db/pools.js';
+import { OidcProvider } from './domain/accounts/oidc.js';
 import { AccountService } from './domain/accounts/service.js';
 import { CatalogueAdminService } from './domain/catalogue/admin.js';
 import { SystemService } from './domain/system/service.js';
@@ -64,6 +65,7 @@ export function createServices(pools: Pools, config: Config, document: object, e
       tokenTtlSecs: config.tokenTtlSecs,
       login: config.abuse.login,
       passwordHashing: config.abuse.passwordHashing,
+      identityProvider: config.oidc ? new OidcProvider(config.oidc) : undefined,
     },
     onError && ((error) => onError(error, 'session listener')),
   );

@@ -1,4 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
 
 export type Db = Knex;
 /** A connection or an open transaction: every repository function takes one. */
@@ -55,4 +56,28 @@ export function createDb(connectionString: string, poolMax = 10, options: PoolOp
 /** Runs `work` in one database transaction: all of it commits, or none of it. */
 export function inTransaction<T>(db: Db, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
   return db.transaction(work);
+}
+
+/** How long a start waits for an external PostgreSQL to answer. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * Connects once to the PostgreSQL of `url`, so that a start on one that is unreachable or refuses the
+ * credentials fails with one line saying so (the password left out), not with a driver's stack trace.
+ */
+export async function checkConnection(url: string, setting = 'DATABASE_URL'): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } catch (error) {
+    const where = new URL(url);
+    throw new Error(
+      `cannot use the PostgreSQL of ${setting} (${where.hostname}:${where.port || 5432}${where.pathname}): ${(error as Error).message || String(error)}: ` +
+        'check that it runs, that it is reachable from here, and the user, password and database in the URL',
+    );
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

@@ -6,7 +6,7 @@ import { migrateLatest } from './migrate.js';
 
 try {
   const config = loadConfig();
-  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir });
+  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir, stageDir: config.embeddedPgDir });
   const db = createDb(config.databaseUrl ?? embedded!.url, 2);
   try {
     const applied = await migrateLatest(db);

@@ -4,23 +4,30 @@ import { migrations } from './migrations/index.js';
 /** Any fixed number: the advisory lock that lets several instances start against one database at once. */
 const MIGRATION_LOCK_KEY = 7_300_451_001;
 
-const source: Knex.MigrationSource<string> = {
-  getMigrations: async () => migrations.map((m) => m.name),
-  getMigrationName: (name) => name,
-  getMigration: async (name) => {
-    const found = migrations.find((m) => m.name === name);
-    if (!found) throw new Error(`unknown migration ${name}`);
-    return found.migration;
-  },
-};
+/** The first `count` migrations (all of them by default) as knex's migration source. */
+function sourceOf(count = migrations.length): Knex.MigrationSource<string> {
+  const chosen = migrations.slice(0, count);
+  return {
+    getMigrations: async () => chosen.map((m) => m.name),
+    getMigrationName: (name) => name,
+    getMigration: async (name) => {
+      const found = chosen.find((m) => m.name === name);
+      if (!found) throw new Error(`unknown migration ${name}`);
+      return found.migration;
+    },
+  };
+}
 
-/** Brings the schema up to date. Instances starting together wait for each other on an advisory lock. */
-export async function migrateLatest(db: Knex): Promise<string[]> {
+/**
+ * Brings the schema up to date (or, `upTo`, to its first `upTo` migrations: a restore loads a backup into the
+ * schema it was made from). Instances starting together wait for each other on an advisory lock.
+ */
+export async function migrateLatest(db: Knex, upTo?: number): Promise<string[]> {
   const connection = await db.client.acquireConnection();
   try {
     await connection.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
+      const [, applied] = (await db.migrate.latest({ migrationSource: sourceOf(upTo) })) as [number, string[]];
       return applied;
     } finally {
       await connection.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
@@ -32,5 +39,5 @@ export async function migrateLatest(db: Knex): Promise<string[]> {
 
 /** Undoes every migration, newest first (tests use it to prove each `down` works). */
 export async function rollbackAll(db: Knex): Promise<void> {
-  await db.migrate.rollback({ migrationSource: source }, true);
+  await db.migrate.rollback({ migrationSource: sourceOf() }, true);
 }

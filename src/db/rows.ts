@@ -7,7 +7,8 @@ export interface UserRow {
   email: string;
   username: string;
   name: string;
-  password_hash: string;
+  /** Null: an account signed in through a provider, with no password. */
+  password_hash: string | null;
   role: Role;
   created_at: Date;
   updated_at: Date;

@@ -9,7 +9,8 @@ export type DomainErrorCode =
   | 'not_found'
   | 'conflict'
   | 'unprocessable'
-  | 'rate_limited';
+  | 'rate_limited'
+  | 'unavailable';
 
 export interface ErrorDetail {
   location?: 'path' | 'query' | 'header' | 'body';
@@ -38,3 +39,6 @@ export const forbidden = (message: string) => new DomainError('forbidden', messa
 /** Too many attempts: refused before any work, to be tried again after `retryAfterSecs`. */
 export const rateLimited = (message: string, retryAfterSecs: number) =>
   new DomainError('rate_limited', message, undefined, Math.max(1, Math.ceil(retryAfterSecs)));
+export const unprocessable = (message: string) => new DomainError('unprocessable', message);
+/** A service the request depends on (such as the identity provider) cannot be reached now. */
+export const unavailable = (message: string, cause?: unknown) => Object.assign(new DomainError('unavailable', message), cause === undefined ? {} : { cause });

@@ -30,3 +30,9 @@ export const logoutAccount: Handler<'logoutAccount'> = async ({ token }, { servi
   await services.accounts.logout(token!);
   return { status: 200, body: { status: 'logged_out' } };
 };
+
+/** Same answer as loginAccount, for a proof of sign-in at the configured OpenID Connect provider. */
+export const loginWithOidc: Handler<'loginWithOidc'> = async ({ body }, { services }) => {
+  const { token, account } = await services.accounts.signInWithProvider(body);
+  return { status: 200, body: { token, user: presentUser(account) } };
+};

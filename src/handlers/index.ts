@@ -18,6 +18,7 @@ export const handlers: HandlerRegistry = {
   getApiDocs: system.getApiDocs,
   registerAccount: auth.registerAccount,
   loginAccount: auth.loginAccount,
+  loginWithOidc: auth.loginWithOidc,
   getCurrentAccount: auth.getCurrentAccount,
   logoutAccount: auth.logoutAccount,
   listAdminAccounts: admin.listAdminAccounts,

@@ -1,34 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exitOf, startMain, type StartedService } from '../support/processes.js';
+import { exitOf, ProcessCluster, workersThatServed } from '../support/processes.js';
 import { applyBook, FeedClient, Markets, seqGaps } from '../support/realtime.js';
-import { ApiClient, createTestDatabase } from '../support/service.js';
+import { createTestDatabase, type ApiClient } from '../support/service.js';
 
 /**
  * The feed across service processes on one database: what is committed through process A reaches the
  * subscribers of process B (and of A), after the commit, in commit order per market, so that B's
  * snapshot plus deltas equal the book whichever process answers; and a process stops cleanly (exit 0)
- * with WebSocket connections open.
+ * with WebSocket connections open. The same with the two HTTP workers of one service (WEB_CONCURRENCY=2) in
+ * place of the two processes: subscribers and placements then land on either worker.
  */
 
 const ADMIN = { ADMIN_EMAIL: 'realtime-processes-admin@dots.local', ADMIN_PASSWORD: 'realtime-processes-password' };
 
-const started: StartedService[] = [];
-let databaseUrl: string;
+describe.each([
+  { workers: 1, label: 'service processes' },
+  { workers: 2, label: 'the workers of one service, behind one port' },
+])('the feed across $label', ({ workers }) => {
+  let cluster: ProcessCluster;
 
-beforeAll(async () => {
-  databaseUrl = await createTestDatabase();
-});
-afterAll(() => {
-  for (const { child } of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
+  beforeAll(async () => {
+    cluster = new ProcessCluster(await createTestDatabase(), ADMIN, workers);
+  });
+  afterAll(() => cluster.killAll());
+  const start = () => cluster.start();
 
-async function start(): Promise<{ process: StartedService; api: ApiClient }> {
-  const process = await startMain({ DATABASE_URL: databaseUrl, ...ADMIN });
-  started.push(process);
-  return { process, api: new ApiClient(process.url) };
-}
-
-describe('the feed across service processes', () => {
   it("delivers process A's commits to subscribers of process B, in order, consistent with the book", async () => {
     const [a, b] = [await start(), await start()];
     const adminToken = (await a.api.post('/api/auth/login', { email: ADMIN.ADMIN_EMAIL, password: ADMIN.ADMIN_PASSWORD })).body.token;
@@ -95,6 +91,7 @@ describe('the feed across service processes', () => {
     expect(seqGaps(onB.ofSid(ordersSid!))).toEqual([]);
     expect(onB.problems).toEqual([]);
     expect(onA.problems).toEqual([]);
+    if (workers > 1) expect(workersThatServed(a.process.output()).size).toBe(workers);
 
     // SIGTERM with connections open: the clients are told and closed, the process exits 0.
     for (const { process } of [a, b]) process.child.kill('SIGTERM');

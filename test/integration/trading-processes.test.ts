@@ -2,28 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/knex.js';
 import { checkTradingInvariants } from '../support/invariants.js';
 import { MarketFactory } from '../support/markets.js';
-import { ProcessCluster } from '../support/processes.js';
+import { ProcessCluster, workersThatServed } from '../support/processes.js';
 import { createTestDatabase } from '../support/service.js';
 
 /**
  * Trading with real service processes on one database: two processes matching the same markets at once,
- * and a process killed with SIGKILL in the middle of placements. Afterwards the database must hold every
+ * and a process killed with SIGKILL in the middle of placements; the same with the two HTTP workers of one
+ * service (WEB_CONCURRENCY=2) in place of the two processes. Afterwards the database must hold every
  * order that was answered 201, no order over-filled, every book uncrossed, and not a Dot created or lost.
  */
 
 const ADMIN = { email: 'processes-admin@dots.local', password: 'processes-password' };
-
-let cluster: ProcessCluster;
-let db: Db;
-
-beforeAll(async () => {
-  cluster = new ProcessCluster(await createTestDatabase(), { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
-  db = createDb(cluster.databaseUrl, 2);
-});
-afterAll(async () => {
-  cluster.killAll();
-  await db.destroy();
-});
 
 /** A deterministic stream of crossing orders: buys and sells of both outcomes around the middle. */
 function orderFor(i: number, tickers: string[]): Record<string, string> {
@@ -32,7 +21,22 @@ function orderFor(i: number, tickers: string[]): Record<string, string> {
   return { ticker: tickers[i % tickers.length]!, side: sides[(i >> 1) % 2]!, action: 'buy', price: `0.${price}`, count: String(1 + (i % 5)) };
 }
 
-describe('trading across service processes', () => {
+describe.each([
+  { workers: 1, label: 'service processes' },
+  { workers: 2, label: 'the workers of one service, behind one port' },
+])('trading across $label', ({ workers }) => {
+  let cluster: ProcessCluster;
+  let db: Db;
+
+  beforeAll(async () => {
+    cluster = new ProcessCluster(await createTestDatabase(), { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password }, workers);
+    db = createDb(cluster.databaseUrl, 2);
+  });
+  afterAll(async () => {
+    cluster.killAll();
+    await db.destroy();
+  });
+
   it('keeps every book consistent and every Dot accounted for while two processes match the same markets', async () => {
     const [a, b] = [await cluster.start(), await cluster.start()];
     const tickers = await (await MarketFactory.create(a.api, ADMIN, 'PROCS')).newTickers(2);
@@ -53,6 +57,7 @@ describe('trading across service processes', () => {
     const trades = await db('trades').select('market_id').count('* as n').groupBy('market_id');
     expect(trades.length).toBe(2);
     await checkTradingInvariants(db);
+    if (workers > 1) expect(workersThatServed(a.process.output()).size).toBe(workers);
 
     expect(await cluster.stop(a.process, b.process)).toEqual([0, 0]);
   }, 120_000);

@@ -32,6 +32,11 @@ export function startMain(env: Record<string, string>): Promise<StartedService> 
   });
 }
 
+/** The HTTP workers (by cluster id) whose access log lines a service's output holds. */
+export function workersThatServed(output: string): Set<number> {
+  return new Set([...output.matchAll(/"worker":(\d+)[^\n]*"msg":"request"/g)].map((match) => Number(match[1])));
+}
+
 export function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 }
@@ -39,6 +44,10 @@ export function exitOf(child: ChildProcess): Promise<number | null> {
 /**
  * Real service processes on one fresh test database (see createTestDatabase): started on demand, killed
  * if a test leaves them running. `db` reads that database directly.
+ *
+ * With `workers` > 1, one service of that many HTTP workers (WEB_CONCURRENCY) stands for every process a
+ * test starts while it runs: the test's "processes" are then workers behind one port, and its concurrent
+ * requests, on separate connections, are spread over them.
  */
 export class ProcessCluster {
   private readonly started: StartedService[] = [];
@@ -46,17 +55,22 @@ export class ProcessCluster {
   constructor(
     readonly databaseUrl: string,
     private readonly env: Record<string, string>,
+    readonly workers = 1,
   ) {}
 
   async start(env: Record<string, string> = {}): Promise<{ process: StartedService; api: ApiClient }> {
-    const started = await startMain({ DATABASE_URL: this.databaseUrl, ...this.env, ...env });
+    const running = this.started.at(-1);
+    if (this.workers > 1 && running && running.child.exitCode === null && running.child.signalCode === null) {
+      return { process: running, api: new ApiClient(running.url) };
+    }
+    const started = await startMain({ DATABASE_URL: this.databaseUrl, WEB_CONCURRENCY: String(this.workers), ...this.env, ...env });
     this.started.push(started);
     return { process: started, api: new ApiClient(started.url) };
   }
 
-  /** SIGTERM to each process still running; resolves with their exit codes. */
+  /** SIGTERM to each process still running; resolves with their exit codes (a process named twice, twice). */
   async stop(...processes: StartedService[]): Promise<Array<number | null>> {
-    for (const { child } of processes) child.kill('SIGTERM');
+    for (const { child } of new Set(processes)) child.kill('SIGTERM');
     return Promise.all(processes.map(({ child }) => exitOf(child)));
   }
 

@@ -33,13 +33,16 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** Creates a fresh database from the migrated template of this test run; returns its URL. */
-export async function createTestDatabase(): Promise<string> {
+/**
+ * Creates a fresh database from the migrated template of this test run (or, `empty`, one with no schema at
+ * all, as an operator's new database is); returns its URL.
+ */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<string> {
   const { serverUrl, template } = inject('testDatabase');
   const name = `dots_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(`create database ${name} template ${template}`);
+  await admin.query(options.empty ? `create database ${name}` : `create database ${name} template ${template}`);
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;

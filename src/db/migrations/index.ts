@@ -15,6 +15,7 @@ import * as m0013 from './0013_feed_records_of_many_writes.js';
 import * as m0014 from './0014_placements_begin.js';
 import * as m0015 from './0015_session_change_notifications.js';
 import * as m0016 from './0016_drop_feed_append.js';
+import * as m0019 from './0019_external_identities.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -37,4 +38,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0014_placements_begin', migration: m0014 },
   { name: '0015_session_change_notifications', migration: m0015 },
   { name: '0016_drop_feed_append', migration: m0016 },
+  { name: '0019_external_identities', migration: m0019 },
 ];

@@ -1,11 +1,19 @@
 import type { Queryable } from '../knex.js';
 import type { Role, UserRow, UserWithBalanceRow } from '../rows.js';
 
+/** Any fixed number: serialises the operator account's check-then-create between instances starting together. */
+const OPERATOR_ACCOUNT_LOCK_KEY = 7_300_451_003;
+
+/** Holds the operator account lock until the transaction ends. */
+export async function lockOperatorAccount(tx: Queryable): Promise<void> {
+  await tx.raw('select pg_advisory_xact_lock(?)', [OPERATOR_ACCOUNT_LOCK_KEY]);
+}
+
 const EXACT_CREATED_AT = `to_char(users.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 export async function insertUser(
   db: Queryable,
-  user: { email: string; username: string; name: string; passwordHash: string; role: Role },
+  user: { email: string; username: string; name: string; passwordHash: string | null; role: Role },
 ): Promise<UserRow> {
   const [row] = await db<UserRow>('users')
     .insert({ email: user.email, username: user.username, name: user.name, password_hash: user.passwordHash, role: user.role })

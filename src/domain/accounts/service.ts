@@ -1,12 +1,14 @@
 import { inTransaction, type Db } from '../../db/knex.js';
 import { Listener } from '../../db/listener.js';
 import * as accounts from '../../db/repositories/accounts.js';
+import * as identities from '../../db/repositories/identities.js';
 import type { Role, UserRow } from '../../db/rows.js';
-import { conflict, rateLimited, unauthorized } from '../errors.js';
+import { conflict, notFound, rateLimited, unauthorized, unprocessable } from '../errors.js';
 import type { SessionChange } from '../feed/service.js';
 import { LoginGuard, type LoginGuardSettings } from './login-guard.js';
 import { PasswordQueue, type PasswordQueueSettings } from './password-queue.js';
 import { decodeCursor, encodeCursor, splitPage } from '../pagination/cursor.js';
+import type { OidcProvider, ProviderIdentity, ProviderProof } from './oidc.js';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
 import { SessionCache } from './session-cache.js';
 import { generateToken, hashToken } from './tokens.js';
@@ -32,6 +34,8 @@ export interface AccountSettings {
   login?: LoginGuardSettings;
   /** Password hashing at once and waiting (default 1 and 0). */
   passwordHashing?: PasswordQueueSettings;
+  /** Sign-in through an OpenID Connect provider; undefined: not configured. */
+  identityProvider?: OidcProvider | undefined;
 }
 
 /** The channel of session and account changes (migration 0015). */
@@ -53,6 +57,8 @@ const toAccount = (row: UserRow): Account => ({
 });
 
 const UNIQUE_VIOLATION = '23505';
+/** Attempts at creating a provider's account when a concurrent registration takes the username chosen. */
+const USERNAME_ATTEMPTS = 3;
 const WRONG_CREDENTIALS = 'email or password is incorrect';
 
 /**
@@ -158,6 +164,57 @@ export class AccountService {
     return { token: await this.openSession(user.id), account: toAccount(user) };
   }
 
+  /**
+   * Sign-in with a proof from the configured OpenID Connect provider (an ID token, or a code to redeem). The
+   * account linked to the provider's (issuer, subject) is signed in; on the first sign-in, an account whose
+   * email equals the provider's verified email is linked, else a USER account without a password is
+   * created with that email and the starting balance. 404 when no provider is configured (and nothing is
+   * fetched), 401 for a proof that fails a check, 503 when the provider cannot be reached.
+   */
+  async signInWithProvider(proof: ProviderProof): Promise<{ token: string; account: Account }> {
+    const provider = this.settings.identityProvider;
+    if (!provider) throw notFound('sign-in through an identity provider is not configured on this service');
+    const identity = await provider.identify(proof);
+    const linked = await identities.findIdentityUser(this.db, identity.issuer, identity.subject);
+    if (linked) {
+      await identities.touchIdentity(this.db, linked.identity_id, identity.email);
+      return { token: await this.openSession(linked.id), account: toAccount(linked) };
+    }
+    const user = await this.linkOrCreate(identity);
+    return { token: await this.openSession(user.id), account: toAccount(user) };
+  }
+
+  private async linkOrCreate(identity: ProviderIdentity, attempt = 1): Promise<UserRow> {
+    const { issuer, subject, email } = identity;
+    if (!email || !identity.emailVerified) {
+      throw unprocessable('the identity provider sent no verified email for this account; an account is created only with one (ask for the email scope)');
+    }
+    const username = await this.freeUsernameFrom(identity.preferredUsername ?? email);
+    try {
+      return await inTransaction(this.db, async (tx) => {
+        await identities.lockIdentity(tx, issuer, subject);
+        const linked = await identities.findIdentityUser(tx, issuer, subject);
+        if (linked) return linked;
+        const existing = await accounts.findUserByEmail(tx, email);
+        if (existing) {
+          if (await identities.hasIdentityAt(tx, existing.id, issuer)) throw conflict('the account with this email is linked to another identity at this provider');
+          await identities.insertIdentity(tx, { userId: existing.id, issuer, subject, email });
+          return existing;
+        }
+        const row = await accounts.insertUser(tx, { email, username, name: identity.name ?? '', passwordHash: null, role: 'USER' });
+        await accounts.grantOpeningBalance(tx, row.id, this.settings.startingBalance);
+        await identities.insertIdentity(tx, { userId: row.id, issuer, subject, email });
+        return row;
+      });
+    } catch (error) {
+      const violation = error as { code?: string; constraint?: string };
+      if (violation.code !== UNIQUE_VIOLATION) throw error;
+      // Another sign-in or registration took the username (try another) or the email (that account now exists: link it or refuse).
+      if (attempt < USERNAME_ATTEMPTS) return this.linkOrCreate(identity, attempt + 1);
+      throw conflict(violation.constraint === 'users_username_unique' ? 'no free username could be derived; try again' : 'email is already registered');
+    }
+  }
+
   /** The account of a live token, or undefined for an unknown, expired or revoked one. */
   async authenticate(token: string): Promise<Account | undefined> {
     const tokenHash = hashToken(token);
@@ -184,6 +241,7 @@ export class AccountService {
   async ensureAdmin(email: string, password: string): Promise<Account> {
     const passwordHash = await hashPassword(password);
     return inTransaction(this.db, async (tx) => {
+      await accounts.lockOperatorAccount(tx);
       const existing = await accounts.findUserByEmail(tx, email);
       if (existing) return toAccount(await accounts.updateUserCredentials(tx, existing.id, { passwordHash, role: 'ADMIN' }));
       const username = await this.freeUsernameFrom(email);
