@@ -146,6 +146,9 @@ async function main(): Promise<number> {
       RATE_LIMIT_ORDER_WRITES: budget,
       RATE_LIMIT_LOGIN: budget,
       RATE_LIMIT_REGISTRATION: budget,
+      // The hooks register and sign in several accounts at once (fixtures run concurrently): they wait for
+      // the hashing slot instead of being refused.
+      PASSWORD_HASH_QUEUE: '100',
     });
     const started = Date.now();
     service = await startService(config, createLogger(config.logLevel));
