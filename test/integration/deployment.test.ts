@@ -9,7 +9,7 @@ import { createDb } from '../../src/db/knex.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { DEMO_ACCOUNTS } from '../../src/domain/demo/seed.js';
 import { MarketFactory } from '../support/markets.js';
-import { exitOf, spawnMain, startMain, workersThatServed, type StartedService } from '../support/processes.js';
+import { exitOf, listening, spawnMain, startMain, workersThatServed, type StartedService } from '../support/processes.js';
 import { ApiClient, createTestDatabase } from '../support/service.js';
 
 /**
@@ -42,17 +42,7 @@ async function tempDir(prefix: string, mode: number): Promise<string> {
 function npmStart(cwd: string, env: Record<string, string>): Promise<StartedService> {
   const child = spawn('npm', ['start'], { cwd, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /"url":"(http:\/\/[^"]+)".*"msg":"Dots Exchange is listening"/.exec(output);
-      if (match) resolve({ child, url: match[1]!, output: () => output });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`npm start exited with ${code} before listening:\n${output}`)));
-  });
+  return listening(child);
 }
 
 /** Every process below `pid` (its children, theirs, ...). */

@@ -18,7 +18,11 @@ export function spawnMain(env: Record<string, string>): ChildProcess {
 
 /** Runs `src/main.ts` as `npm start` does and waits for its "listening" line. */
 export function startMain(env: Record<string, string>): Promise<StartedService> {
-  const child = spawnMain(env);
+  return listening(spawnMain(env));
+}
+
+/** Resolves once the service `child` runs says it listens (on its stdout or stderr); rejects if it exits first. */
+export function listening(child: ChildProcess): Promise<StartedService> {
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
