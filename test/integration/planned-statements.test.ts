@@ -70,6 +70,7 @@ function defaultPages(): string[] {
 const textOf = new Map<string, string>();
 
 describe('named statements of the catalogue lists', () => {
+  // Every shape of every default page, each page planned and run: minutes when the suite shares the CPU.
   it('run the default pages on the pool of generic plans, one text per name across every shape and page', async () => {
     const check = (path: string, ran: Statement[]) => {
       const reads = ran.filter(isCatalogueRead);
@@ -94,7 +95,7 @@ describe('named statements of the catalogue lists', () => {
     // shapes differ in their text, so they have names of their own
     expect(new Set(textOf.values()).size).toBe(textOf.size);
     expect(textOf.size).toBeGreaterThan(100);
-  });
+  }, 180_000);
 
   it('are planned with index scans only, though planned once on tables still small', async () => {
     expect(textOf.size).toBeGreaterThan(100);

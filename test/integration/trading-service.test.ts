@@ -796,6 +796,7 @@ describe('placements made together', () => {
     expect([before, inside]).toEqual(['auto', 'force_generic_plan']);
   });
 
+  // Twelve runs of up to 24 placements, each made twice over: minutes when the suite shares the CPU.
   it('come to exactly what the same placements made one at a time come to', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(placementArb, { minLength: 2, maxLength: 24 }), async (placements) => {
@@ -833,7 +834,7 @@ describe('placements made together', () => {
       { numRuns: 12, endOnFailure: true },
     );
     await checkBooks();
-  });
+  }, 180_000);
 });
 
 describe('balances', () => {
