@@ -141,6 +141,11 @@ export async function startService(config: Config, logger: Logger, options: Serv
     let stopping: Promise<void> | undefined;
     const stop = () => {
       stopping ??= (async () => {
+        // /readyz answers 503 from now on; for SHUTDOWN_DELAY_SECS requests are still taken, so that a load
+        // balancer polling it stops sending them before the listener closes.
+        services.system.markDraining();
+        const delayMs = config.observability.shutdownDelaySecs * 1000;
+        if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
         await expirySweep.stop();
         await heartbeatSweep?.stop();
         // WebSocket connections first (they would keep server.close waiting), then the feed's listener.
@@ -162,6 +167,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       })();
       return stopping;
     };
+    services.system.markReady();
     return { server, url, db, pools, services, realtime, stop };
   } catch (error) {
     await feedStarted?.stop();
