@@ -348,6 +348,10 @@ const STATUS_RULES = {
   409: (ctx) => {
     ctx.sendFirst = true;
   },
+  // A conditional read naming any current representation (RFC 9110 `*`): the answer is unchanged, 304.
+  304: (ctx) => {
+    ctx.ifNoneMatch = '*';
+  },
   // A well-formed JSON body just over the limit.
   413: (ctx) => {
     if (!ctx.hasJsonBody) throw new Error('the operation takes no JSON body: add a 413 tweak to TWEAKS');
@@ -797,6 +801,8 @@ function makeContext(transaction) {
     token: requiresAuth(operation) ? (requiredRole === 'ADMIN' ? state.admin.token : state.user.token) : null,
     /** 409: send the finished request once before Dredd does. */
     sendFirst: false,
+    /** 304: the If-None-Match header to send; none otherwise. */
+    ifNoneMatch: undefined,
   };
 }
 
@@ -816,6 +822,8 @@ function applyContext(ctx) {
   transaction.id = `${transaction.request.method} (${ctx.status}) ${transaction.fullPath}`;
   const headers = transaction.request.headers;
   setHeader(headers, 'Authorization', ctx.token ? `Bearer ${ctx.token}` : undefined);
+  // only the 304 transactions are conditional (Dredd may have put the parameter's example in every one)
+  setHeader(headers, 'If-None-Match', ctx.ifNoneMatch);
   if (ctx.rawBody !== undefined) transaction.request.body = ctx.rawBody;
   else if (ctx.body !== undefined) transaction.request.body = JSON.stringify(ctx.body);
   if (transaction.request.body) setHeader(headers, 'Content-Type', 'application/json');

@@ -2,7 +2,9 @@ import Koa, { type Middleware } from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import { handlers } from './handlers/index.js';
 import { createApiMiddleware } from './http/api.js';
-import { docsAssets, requestLifecycle } from './http/middleware.js';
+import { docsAssets, requestLifecycle, type LifecycleOptions } from './http/middleware.js';
+import { observedHttp } from './observability/http.js';
+import type { ObservabilityConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { Services } from './services.js';
 
@@ -11,17 +13,24 @@ const BODY_LIMIT = '512kb';
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** request -> lifecycle (id, errors, log) -> JSON body or docs assets -> OpenAPI dispatch -> handler. */
-export async function createApp(options: { services: Services; logger: Logger }): Promise<Koa> {
-  return buildApp(options.logger, await createApiMiddleware({ document: options.services.document, handlers, services: options.services }));
+export async function createApp(options: { services: Services; logger: Logger; observability?: ObservabilityConfig }): Promise<Koa> {
+  const dispatcher = await createApiMiddleware({ document: options.services.document, handlers, services: options.services });
+  return buildApp(options.logger, dispatcher, options.observability && observedHttp(options.services, options.observability));
+}
+
+/** What the layers around the dispatcher add: CORS ahead of it, caching and metrics once a response is ready. */
+export interface HttpExtras extends LifecycleOptions {
+  before?: Middleware[];
 }
 
 /** The Koa app around a dispatcher: what createApp serves, and what the dispatch benchmark measures. */
-export function buildApp(logger: Logger, dispatcher: Middleware): Koa {
+export function buildApp(logger: Logger, dispatcher: Middleware, extras: HttpExtras = {}): Koa {
   const app = new Koa();
   app.proxy = false;
   // Errors are answered and logged by requestLifecycle; Koa's own printer would log them twice.
   app.silent = true;
-  app.use(requestLifecycle(logger));
+  app.use(requestLifecycle(logger, extras));
+  for (const layer of extras.before ?? []) app.use(layer);
   const parseBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, parsedMethods: BODY_METHODS });
   const serveDocsAssets = docsAssets();
   // The body parser's own first check, made before entering it (a request without a body skips an async

@@ -102,7 +102,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     // The feed listens before the first client can connect, so that no record committed after it is missed.
     await services.feed.start(databaseUrl);
     feedStarted = services.feed;
-    const app = await createApp({ services, logger });
+    const app = await createApp({ services, logger, observability: config.observability });
     const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback()).listen(config.port, config.host);
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);

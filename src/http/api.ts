@@ -221,8 +221,11 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
       return sendError(koa, 'not_found', `no route ${incoming.method} ${incoming.path}`);
     }
     const route = routeById.get(operation.operationId as string)!;
+    // for the layers around the dispatcher (caching, metrics, the access log)
+    koa.state.operationId = route.operationId;
     // Only operations that take a token wait for the account lookup.
     const account = route.access === 'bearer' ? await bearerAccount(req.headers) : undefined;
+    if (account) koa.state.accountId = account.id;
     if (route.access === 'closed' || (route.access === 'bearer' && !account)) return sendError(koa, 'unauthorized', 'missing or invalid bearer token');
 
     // On the values as sent: validation coerces the query in place (it is this request's own object).
