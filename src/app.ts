@@ -4,6 +4,7 @@ import { handlers } from './handlers/index.js';
 import { createApiMiddleware } from './http/api.js';
 import { docsAssets, requestLifecycle, type LifecycleOptions } from './http/middleware.js';
 import { observedHttp } from './observability/http.js';
+import type { ServiceMetrics } from './observability/metrics.js';
 import type { ObservabilityConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { Services } from './services.js';
@@ -13,9 +14,9 @@ const BODY_LIMIT = '512kb';
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** request -> lifecycle (id, errors, log) -> JSON body or docs assets -> OpenAPI dispatch -> handler. */
-export async function createApp(options: { services: Services; logger: Logger; observability?: ObservabilityConfig }): Promise<Koa> {
+export async function createApp(options: { services: Services; logger: Logger; observability?: ObservabilityConfig; metrics?: ServiceMetrics }): Promise<Koa> {
   const dispatcher = await createApiMiddleware({ document: options.services.document, handlers, services: options.services });
-  return buildApp(options.logger, dispatcher, options.observability && observedHttp(options.services, options.observability));
+  return buildApp(options.logger, dispatcher, options.observability && observedHttp(options.services, options.observability, options.metrics));
 }
 
 /** What the layers around the dispatcher add: CORS ahead of it, caching and metrics once a response is ready. */

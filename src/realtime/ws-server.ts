@@ -31,6 +31,9 @@ export interface RealtimeOptions {
   revalidateIntervalMs: number;
   /** Connections open at once; more are answered 503. */
   maxConnections: number;
+  /** Metrics: a message was sent; a slow consumer was cut off. */
+  onMessageSent?: () => void;
+  onSlowConsumer?: () => void;
 }
 
 export const DEFAULT_REALTIME_OPTIONS: RealtimeOptions = {
@@ -95,6 +98,7 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
         send: (text) => {
           if (client.closing || ws.readyState !== ws.OPEN) return;
           if (ws.bufferedAmount > options.maxBufferedBytes) {
+            options.onSlowConsumer?.();
             cutOff(client, ErrorCode.slowConsumer, `slow consumer: more than ${options.maxBufferedBytes} bytes waiting to be sent`, 1008);
             return;
           }
@@ -108,6 +112,7 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
             });
           }
           ws.send(text);
+          options.onMessageSent?.();
         },
         terminate: (code, message) => cutOff(client, code, message, 1008),
       },
