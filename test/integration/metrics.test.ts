@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MarketFactory } from '../support/markets.js';
+import { FeedClient } from '../support/realtime.js';
 import { ProcessCluster, workersThatServed } from '../support/processes.js';
 import { ApiClient, createTestDatabase, TestService } from '../support/service.js';
 
@@ -82,6 +83,30 @@ describe('metrics (one process)', () => {
     expect(after).toMatch(/^dots_db_pool_waiting\{pool="db"\} 0$/m);
     expect(after).toMatch(/^dots_ws_connections 0$/m);
     expect(after).toMatch(/^process_cpu_user_seconds_total /m);
+  });
+
+  it('counts real-time connections, subscriptions and the messages sent', async () => {
+    const url = service.service.metricsUrl!;
+    const before = (await scrape(url)).text;
+    const { ticker } = await markets.newMarket();
+    const feed = await FeedClient.connect(service.baseUrl);
+    try {
+      await feed.subscribe(['trade', 'ticker'], [ticker]);
+      const during = (await scrape(url)).text;
+      expect(sample(during, 'dots_ws_connections')).toBe(1);
+      expect(sample(during, 'dots_ws_subscriptions')).toBe(2);
+      expect(sample(during, 'dots_ws_messages_sent_total') - sample(before, 'dots_ws_messages_sent_total')).toBe(feed.messages.length);
+      expect(feed.messages.length).toBeGreaterThanOrEqual(2);
+      expect(feed.problems).toEqual([]);
+    } finally {
+      feed.close();
+      await feed.closed;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const after = (await scrape(url)).text;
+    expect(sample(after, 'dots_ws_connections')).toBe(0);
+    expect(sample(after, 'dots_ws_subscriptions')).toBe(0);
+    expect(sample(after, 'dots_ws_slow_consumers_dropped_total')).toBe(0);
   });
 
   it('serves /metrics on the main port only with METRICS_TOKEN as a bearer token', async () => {
