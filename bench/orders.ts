@@ -42,7 +42,8 @@
  * for the service's next statement, executing, idle). Targets (exit code 1 when one is missed): one
  * market >= 400 placements/s, 16 markets >= 1,200/s, p99 < 100 ms on both, batch cancel of 1,000 p50 < 250 ms,
  * no failed request. BENCH_STATEMENTS=1 also lists the statements of a resting placement, a crossing one and
- * a batch cancel.
+ * a batch cancel. BENCH_METRICS=1 runs the service with metrics on (METRICS_PORT) and, at the end, checks that
+ * its placement and trade counters equal the orders and trades in the (fresh) database.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -61,6 +62,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATA_DIR = path.join(root, '.data/bench-orders');
 const DATABASE = 'bench_orders';
 
+/** BENCH_METRICS=1: the service collects metrics (METRICS_PORT), scraped at the end and compared with the database. */
+const WITH_METRICS = process.env.BENCH_METRICS === '1';
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -620,6 +623,7 @@ async function main(): Promise<void> {
       // All the load comes from one address and a few accounts: per-client budgets would refuse it.
       RATE_LIMITS: 'off',
       PASSWORD_HASH_QUEUE: '10000',
+      ...(WITH_METRICS ? { METRICS_PORT: '0' } : {}),
     });
     const service = await startService(config, createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: true })));
     // Stopped before the rows of `node dist/main.js`, so that its background work stays out of them.
@@ -861,10 +865,29 @@ async function main(): Promise<void> {
     );
     console.log(`\nsetup ${setupSeconds.toFixed(0)} s, measuring ${measureSeconds.toFixed(0)} s; ${settings.orders} orders, ${settings.trades} trades in the database`);
 
+    const metricsVerdicts: Array<{ ok: boolean; text: string }> = [];
+    if (WITH_METRICS) {
+      // what the service counted, against what the database holds (a fresh database: every order and trade is this run's)
+      const scraped = await (await fetch(service.metricsUrl!)).text();
+      const counter = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(scraped)?.[1] ?? NaN);
+      const placedCount = counter('dots_order_placements_total');
+      const tradeCount = counter('dots_trades_total');
+      const placeOrderCount = Number(/^dots_http_request_duration_seconds_count\{[^}]*operation="placeOrder"[^}]*status_class="2xx"[^}]*\} (\S+)$/m.exec(scraped)?.[1] ?? NaN);
+      console.log(`\nmetrics (${service.metricsUrl}): dots_order_placements_total ${placedCount}, dots_trades_total ${tradeCount}, placeOrder 2xx histogram count ${placeOrderCount}`);
+      if (!process.env.BENCH_DATABASE_URL) {
+        metricsVerdicts.push(
+          { ok: placedCount === settings.orders, text: `metrics: ${placedCount} placements counted, ${settings.orders} orders in the database` },
+          { ok: tradeCount === settings.trades, text: `metrics: ${tradeCount} trades counted, ${settings.trades} trades in the database` },
+          { ok: placeOrderCount === settings.orders, text: `metrics: ${placeOrderCount} placeOrder answers 2xx in the histogram, ${settings.orders} orders in the database` },
+        );
+      }
+    }
+
     const [one, multi, batch] = rows as [Row, Row, Row];
     // The rows of node dist/main.js have no target: what a second worker buys is what they show.
     const targeted = rows.slice(0, ownRows);
     const verdicts = [
+      ...metricsVerdicts,
       { ok: one.rate! >= TARGET_ONE_MARKET, text: `one market: ${fmt(one.rate)} placements/s (target >= ${TARGET_ONE_MARKET})` },
       { ok: one.p99! < TARGET_P99_MS, text: `one market: p99 ${fmt(one.p99, 1)} ms (target < ${TARGET_P99_MS} ms)` },
       { ok: multi.rate! >= TARGET_MANY_MARKETS, text: `${MARKETS} markets: ${fmt(multi.rate)} placements/s (target >= ${TARGET_MANY_MARKETS})` },

@@ -31,6 +31,11 @@ export function findContractProblems(doc: OpenAPIV3.Document): string[] {
     for (const [status, raw] of Object.entries(op.operation.responses ?? {})) {
       const response = resolveRef(doc, raw);
       const media = Object.values(response?.content ?? {});
+      // 304 Not Modified has no body by definition (RFC 9110)
+      if (status === '304') {
+        if (media.length > 0) problems.push(`${where}: response 304 must have no content`);
+        continue;
+      }
       if (media.length === 0 || media.some((m) => !m.schema)) {
         problems.push(`${where}: response ${status} has no schema`);
       }

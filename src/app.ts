@@ -1,32 +1,52 @@
 import Koa, { type Middleware } from 'koa';
-import type { AbuseConfig } from './config.js';
 import { handlers } from './handlers/index.js';
 import { createApiMiddleware } from './http/api.js';
-import { docsAssets, requestLifecycle } from './http/middleware.js';
+import { docsAssets, requestLifecycle, type LifecycleOptions } from './http/middleware.js';
 import { RequestLimiter } from './http/rate-limit.js';
+import { observedHttp } from './observability/http.js';
+import type { ServiceMetrics } from './observability/metrics.js';
+import type { AbuseConfig, ObservabilityConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { Services } from './services.js';
 
 /**
- * request -> lifecycle (id, errors, log) -> docs assets -> OpenAPI dispatch (budget, token, role, JSON body,
- * validation) -> handler. Without `abuse` (settings), requests are not rate limited.
+ * request -> lifecycle (id, errors, log) -> CORS -> docs assets -> OpenAPI dispatch (budget, token, role, JSON
+ * body, validation) -> handler. Without `abuse` (settings), requests are not rate limited; without
+ * `observability`, no CORS, caching or metrics.
  */
-export async function createApp(options: { services: Services; logger: Logger; abuse?: AbuseConfig }): Promise<Koa> {
+export async function createApp(options: {
+  services: Services;
+  logger: Logger;
+  abuse?: AbuseConfig;
+  observability?: ObservabilityConfig;
+  metrics?: ServiceMetrics;
+}): Promise<Koa> {
   const { abuse } = options;
   const limiter = abuse?.rateLimits ? new RequestLimiter(abuse) : undefined;
-  return buildApp(
-    options.logger,
-    await createApiMiddleware({ document: options.services.document, handlers, services: options.services, limiter, bodyTimeoutMs: abuse?.requestBodyTimeoutMs, trustProxy: abuse?.trustProxy }),
-  );
+  const dispatcher = await createApiMiddleware({
+    document: options.services.document,
+    handlers,
+    services: options.services,
+    limiter,
+    bodyTimeoutMs: abuse?.requestBodyTimeoutMs,
+    trustProxy: abuse?.trustProxy,
+  });
+  return buildApp(options.logger, dispatcher, options.observability && observedHttp(options.services, options.observability, options.metrics));
+}
+
+/** What the layers around the dispatcher add: CORS ahead of it, caching and metrics once a response is ready. */
+export interface HttpExtras extends LifecycleOptions {
+  before?: Middleware[];
 }
 
 /** The Koa app around a dispatcher: what createApp serves, and what the dispatch benchmark measures. */
-export function buildApp(logger: Logger, dispatcher: Middleware): Koa {
+export function buildApp(logger: Logger, dispatcher: Middleware, extras: HttpExtras = {}): Koa {
   const app = new Koa();
   app.proxy = false;
   // Errors are answered and logged by requestLifecycle; Koa's own printer would log them twice.
   app.silent = true;
-  app.use(requestLifecycle(logger));
+  app.use(requestLifecycle(logger, extras));
+  for (const layer of extras.before ?? []) app.use(layer);
   // The docs assets answer only GET; every other request passes straight through to the dispatcher, which
   // reads a body only for an operation that takes one, once its budget, token and role checks have passed.
   app.use(docsAssets());

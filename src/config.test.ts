@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       webConcurrency: 1,
       abuse: loadAbuseConfig({}),
+      observability: { corsOrigins: [], catalogueMaxAgeSecs: 5, metricsPort: undefined, metricsToken: undefined, shutdownDelaySecs: 0 },
     });
   });
 
@@ -76,6 +77,7 @@ describe('loadConfig', () => {
       heartbeatTimeoutSecs: 30, heartbeatSweepIntervalSecs: 0, logLevel: 'debug',
       webConcurrency: 2, embeddedPgDir: '/srv/dots-pg',
       abuse: loadAbuseConfig({}, 2),
+      observability: { corsOrigins: [], catalogueMaxAgeSecs: 5, metricsPort: undefined, metricsToken: undefined, shutdownDelaySecs: 0 },
     });
   });
 });
@@ -125,5 +127,41 @@ describe('loadConfig: sign-in through an OpenID Connect provider', () => {
   ])('refuses inconsistent settings %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
+describe('loadConfig: metrics, readiness, CORS and caching', () => {
+  it('reads every setting', () => {
+    expect(
+      loadConfig({
+        CORS_ORIGINS: ' https://app.example.com , http://127.0.0.1:5173,*,https://app.example.com',
+        CATALOGUE_CACHE_MAX_AGE_SECS: '30',
+        METRICS_PORT: '9464',
+        METRICS_TOKEN: 'a-long-metrics-token-1234',
+        SHUTDOWN_DELAY_SECS: '5',
+      }).observability,
+    ).toEqual({
+      corsOrigins: ['https://app.example.com', 'http://127.0.0.1:5173', '*'],
+      catalogueMaxAgeSecs: 30,
+      metricsPort: 9464,
+      metricsToken: 'a-long-metrics-token-1234',
+      shutdownDelaySecs: 5,
+    });
+    expect(loadConfig({ METRICS_PORT: '0', CATALOGUE_CACHE_MAX_AGE_SECS: '0' }).observability).toMatchObject({ metricsPort: 0, catalogueMaxAgeSecs: 0 });
+  });
+
+  it.each([
+    [{ CORS_ORIGINS: 'https://app.example.com/' }, "CORS_ORIGINS must be '*' or origins such as"],
+    [{ CORS_ORIGINS: 'app.example.com' }, "got 'app.example.com'"],
+    [{ CORS_ORIGINS: 'https://a.example,,https://b.example' }, "got ''"],
+    [{ CORS_ORIGINS: 'ftp://files.example' }, "got 'ftp://files.example'"],
+    [{ CATALOGUE_CACHE_MAX_AGE_SECS: '-1' }, 'CATALOGUE_CACHE_MAX_AGE_SECS must be a whole number from 0 to 86400'],
+    [{ METRICS_PORT: 'metrics' }, 'METRICS_PORT must be a whole number from 0 to 65535'],
+    [{ METRICS_PORT: '3000' }, 'METRICS_PORT must differ from PORT (3000)'],
+    [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN must have at least 16 characters'],
+    [{ METRICS_TOKEN: 'has spaces in it, sixteen+' }, 'METRICS_TOKEN may hold only'],
+    [{ SHUTDOWN_DELAY_SECS: '61' }, 'SHUTDOWN_DELAY_SECS must be a whole number from 0 to 60'],
+  ])('refuses %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(new RegExp(message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   });
 });

@@ -26,6 +26,8 @@ export interface Config {
   oidc?: OidcConfig | undefined;
   /** Abuse controls (README, "Abuse controls"): rate limits, login back-off, hashing queue, feed caps. */
   abuse: AbuseConfig;
+  /** Metrics, readiness, CORS and HTTP caching (README, "Observability and browsers"). */
+  observability: ObservabilityConfig;
 }
 
 export interface OidcConfig {
@@ -41,6 +43,19 @@ export interface OidcConfig {
   timeoutSecs: number;
   /** Least time between two fetches of the provider's keys caused by a token signed with an unknown key. */
   jwksCooldownSecs: number;
+}
+
+export interface ObservabilityConfig {
+  /** Browser origins allowed to call the API (`*`: any origin, public reads only); empty: no CORS headers. */
+  corsOrigins: string[];
+  /** max-age of public catalogue reads' Cache-Control. */
+  catalogueMaxAgeSecs: number;
+  /** A listener of its own for GET /metrics (0: any free port); unset: none. */
+  metricsPort: number | undefined;
+  /** GET /metrics on the main port for a request bearing this token; unset: not served there. */
+  metricsToken: string | undefined;
+  /** After SIGTERM, how long /readyz answers 503 while requests are still taken, before the listener closes. */
+  shutdownDelaySecs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -113,6 +128,42 @@ function webConcurrency(env: Env): number {
     throw new ConfigError(`WEB_CONCURRENCY must be 'auto' or a whole number from 1 to ${MAX_WEB_CONCURRENCY}, got '${raw}'`);
   }
   return Number(raw);
+}
+
+/** An origin as browsers send it: scheme, host and optional port, nothing else. */
+const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+const MIN_METRICS_TOKEN_LENGTH = 16;
+
+function corsOrigins(env: Env): string[] {
+  const raw = env.CORS_ORIGINS?.trim();
+  if (!raw) return [];
+  const origins = raw.split(',').map((origin) => origin.trim());
+  for (const origin of origins) {
+    if (origin !== '*' && !ORIGIN.test(origin)) {
+      throw new ConfigError(`CORS_ORIGINS must be '*' or origins such as https://app.example.com:8443 separated by commas (no path, no trailing slash), got '${origin}'`);
+    }
+  }
+  return [...new Set(origins)];
+}
+
+function observability(env: Env, port: number): ObservabilityConfig {
+  const metricsPortSet = Boolean(env.METRICS_PORT?.trim());
+  const metricsPort = metricsPortSet ? integer(env, 'METRICS_PORT', 0, 0, 65535) : undefined;
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) throw new ConfigError(`METRICS_PORT must differ from PORT (${port})`);
+  const metricsToken = env.METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken !== undefined && !/^[A-Za-z0-9._~+/=-]+$/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN may hold only letters, digits and . _ ~ + / = - (it is sent as a bearer token)');
+  }
+  if (metricsToken !== undefined && metricsToken.length < MIN_METRICS_TOKEN_LENGTH) {
+    throw new ConfigError(`METRICS_TOKEN must have at least ${MIN_METRICS_TOKEN_LENGTH} characters`);
+  }
+  return {
+    corsOrigins: corsOrigins(env),
+    catalogueMaxAgeSecs: integer(env, 'CATALOGUE_CACHE_MAX_AGE_SECS', 5, 0, 86400),
+    metricsPort,
+    metricsToken,
+    shutdownDelaySecs: integer(env, 'SHUTDOWN_DELAY_SECS', 0, 0, 60),
+  };
 }
 
 function logLevel(env: Env): LogLevel {
@@ -196,8 +247,9 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('ADMIN_PASSWORD must have at least 8 characters');
   }
 
+  const port = integer(env, 'PORT', 3000, 0, 65535);
   return {
-    port: integer(env, 'PORT', 3000, 0, 65535),
+    port,
     host: env.HOST?.trim() || '127.0.0.1',
     databaseUrl: database,
     dataDir: env.DATA_DIR?.trim() || './.data',
@@ -212,6 +264,7 @@ export function loadConfig(env: Env = process.env): Config {
     webConcurrency: workers,
     oidc: oidcConfig(env),
     abuse: loadAbuseConfig(env, workers),
+    observability: observability(env, port),
   };
 }
 

@@ -39,7 +39,7 @@ describe('createLogger time', () => {
 });
 
 describe('AccessLog', () => {
-  const fields = { requestId: 'r-1', method: 'GET', path: '/api/markets', status: 200, ms: 0.42 };
+  const fields = { requestId: 'r-1', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', method: 'GET', path: '/api/markets', status: 200, ms: 0.42, client: '127.0.0.1', accountId: undefined };
 
   it('writes, when the turn ends, the line the logger itself would, stamped with the time it was given', async () => {
     const { sink, lines } = capture();

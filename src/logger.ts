@@ -108,10 +108,16 @@ export function createLogger(level: string, destination: DestinationStream = log
 /** The fields of an access-log line: fixed primitives, never a header or a body. */
 export interface AccessRecord {
   requestId: string;
+  /** The W3C trace id: the caller's traceparent's, or a new one. */
+  traceId: string;
   method: string;
   path: string;
   status: number;
   ms: number;
+  /** The peer's address (the socket's: proxies are not trusted). */
+  client: string | undefined;
+  /** The account of an authenticated request. */
+  accountId: string | undefined;
 }
 
 /**

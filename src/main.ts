@@ -4,6 +4,7 @@ import { createDb } from './db/knex.js';
 import { createLogger, type Logger } from './logger.js';
 import { stopOnSignals } from './process/signals.js';
 import { startWorkers, type ListeningMessage } from './process/workers.js';
+import { clusterMetrics, serveMetrics } from './observability/metrics.js';
 import { prepareDatabase, startDatabase, startService } from './server.js';
 
 /**
@@ -26,7 +27,7 @@ async function runAlone(config: Config, logger: Logger): Promise<void> {
 }
 
 async function runWorker(config: Config, logger: Logger): Promise<void> {
-  const service = await startService(config, logger, { databasePrepared: true });
+  const service = await startService(config, logger, { databasePrepared: true, metricsByPrimary: true });
   logger.info({ url: service.url }, 'worker listening');
   process.send?.({ kind: 'listening', url: service.url } satisfies ListeningMessage);
   stopOnSignals(logger, () => service.stop());
@@ -41,6 +42,13 @@ async function runPrimary(config: Config, logger: Logger): Promise<void> {
     await embedded?.stop();
     throw error;
   }
+  // METRICS_PORT: every worker's figures, collected by this process over the cluster's IPC channel
+  const metricsPort = config.observability.metricsPort;
+  const metricsListener = metricsPort !== undefined ? await serveMetrics(config.host, metricsPort, clusterMetrics(), (error) => logger.error({ err: error }, 'metrics collection failed')).catch(async (error: unknown) => {
+    await embedded?.stop();
+    throw error;
+  }) : undefined;
+  if (metricsListener) logger.info({ url: metricsListener.url }, 'metrics listening');
   const workers = startWorkers({
     count: config.webConcurrency,
     env: { DATABASE_URL: databaseUrl },
@@ -52,6 +60,7 @@ async function runPrimary(config: Config, logger: Logger): Promise<void> {
   });
   const stopAll = async () => {
     await workers.stop();
+    metricsListener?.server.close();
     await embedded?.stop();
   };
   // Signals that come while the workers start stop them too.

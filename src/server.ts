@@ -17,6 +17,7 @@ import { startExpirySweep } from './domain/trading/sweep.js';
 import type { FeedOptions } from './domain/feed/service.js';
 import { attachRealtime, type RealtimeOptions, type RealtimeServer } from './realtime/ws-server.js';
 import { createServices, type Services } from './services.js';
+import { ServiceMetrics, serveMetrics } from './observability/metrics.js';
 
 export const DOCUMENT_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../openapi/dist/openapi.json');
 /** The real-time feed's AsyncAPI document (source), served as JSON at /asyncapi.json. */
@@ -41,6 +42,10 @@ export interface RunningService {
   services: Services;
   /** The WebSocket endpoint of the real-time feed (GET /ws). */
   realtime: RealtimeServer;
+  /** The process's figures, when METRICS_PORT or METRICS_TOKEN is set. */
+  metrics: ServiceMetrics | undefined;
+  /** Where METRICS_PORT's listener serves them. */
+  metricsUrl: string | undefined;
   /** Stops accepting, closes the feed's connections, finishes in-flight requests, closes the pool, stops the embedded database. */
   stop(): Promise<void>;
 }
@@ -51,7 +56,12 @@ export interface ServiceOptions {
   feed?: FeedOptions;
   /** Another process (the primary of the workers) already ran prepareDatabase. */
   databasePrepared?: boolean;
+  /** A worker of WEB_CONCURRENCY > 1: the primary serves METRICS_PORT, with this process's figures among its workers'. */
+  metricsByPrimary?: boolean;
 }
+
+/** Metrics are collected only when something can read them: METRICS_PORT or METRICS_TOKEN. */
+export const metricsWanted = (config: Config) => config.observability.metricsPort !== undefined || config.observability.metricsToken !== undefined;
 
 /** The database the service uses: `DATABASE_URL`, or the embedded PostgreSQL of `DATA_DIR`, started here. */
 export async function startDatabase(config: Config, logger: Logger): Promise<{ databaseUrl: string; embedded?: EmbeddedDatabase }> {
@@ -87,6 +97,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const { databaseUrl, embedded } = await startDatabase(config, logger);
   const pools = createPools(databaseUrl);
   const { db } = pools;
+  const metrics = metricsWanted(config) ? new ServiceMetrics() : undefined;
+  metrics?.watchPools(pools);
+  if (options.metricsByPrimary) metrics?.reportToPrimary();
   let feedStarted: Services['feed'] | undefined;
   let accountsStarted: Services['accounts'] | undefined;
   try {
@@ -97,13 +110,14 @@ export async function startService(config: Config, logger: Logger, options: Serv
       asyncapi,
       feed: options.feed,
       onBackgroundError: (error, context) => logger.error({ err: error }, `${context} failed`),
+      tradingActivity: metrics,
     });
     await services.accounts.start(databaseUrl);
     accountsStarted = services.accounts;
     // The feed listens before the first client can connect, so that no record committed after it is missed.
     await services.feed.start(databaseUrl);
     feedStarted = services.feed;
-    const app = await createApp({ services, logger, abuse: config.abuse });
+    const app = await createApp({ services, logger, abuse: config.abuse, observability: config.observability, metrics });
     const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback()).listen(config.port, config.host);
     answerClientErrors(server);
     await new Promise<void>((resolve, reject) => {
@@ -115,7 +129,19 @@ export async function startService(config: Config, logger: Logger, options: Serv
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     // GET /ws: the real-time feed, on this server.
     const { maxConnectionsPerAddress, snapshotsPerSec } = config.abuse.realtime;
-    const realtime = attachRealtime(server, services.feed, logger, { maxConnectionsPerAddress, snapshotsPerSec, trustProxy: config.abuse.trustProxy, ...options.realtime });
+    const realtime = attachRealtime(server, services.feed, logger, {
+      maxConnectionsPerAddress,
+      snapshotsPerSec,
+      trustProxy: config.abuse.trustProxy,
+      ...options.realtime,
+      ...(metrics && { onMessageSent: () => metrics.wsMessages.inc(), onSlowConsumer: () => metrics.wsSlowConsumers.inc() }),
+    });
+    metrics?.watchRealtime({ connections: () => realtime.connections, subscriptions: () => services.feed.hub.size });
+    // METRICS_PORT: a listener of its own (in a worker, the primary's serves every worker's figures)
+    const metricsPort = config.observability.metricsPort;
+    const metricsListener =
+      metrics && metricsPort !== undefined && !options.metricsByPrimary ? await serveMetrics(config.host, metricsPort, () => metrics.registry.metrics(), (error) => logger.error({ err: error }, 'metrics collection failed')) : undefined;
+    if (metricsListener) logger.info({ url: metricsListener.url }, 'metrics listening');
     // Orders past their expiration_ts are cancelled within about a second (placements in their market
     // also cancel them on the spot).
     const expirySweep = startExpirySweep(services.trading, EXPIRY_SWEEP_INTERVAL_MS, (error) => logger.error({ err: error }, 'order expiry sweep failed'));
@@ -144,6 +170,11 @@ export async function startService(config: Config, logger: Logger, options: Serv
     let stopping: Promise<void> | undefined;
     const stop = () => {
       stopping ??= (async () => {
+        // /readyz answers 503 from now on; for SHUTDOWN_DELAY_SECS requests are still taken, so that a load
+        // balancer polling it stops sending them before the listener closes.
+        services.system.markDraining();
+        const delayMs = config.observability.shutdownDelaySecs * 1000;
+        if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
         await expirySweep.stop();
         await heartbeatSweep?.stop();
         // WebSocket connections first (they would keep server.close waiting), then the feed's listener.
@@ -162,10 +193,13 @@ export async function startService(config: Config, logger: Logger, options: Serv
         await services.accounts.stop();
         await destroyPools(pools);
         await embedded?.stop();
+        metricsListener?.server.close();
+        metricsListener?.server.closeAllConnections();
       })();
       return stopping;
     };
-    return { server, url, db, pools, services, realtime, stop };
+    services.system.markReady();
+    return { server, url, db, pools, services, realtime, metrics, metricsUrl: metricsListener?.url, stop };
   } catch (error) {
     await feedStarted?.stop();
     await accountsStarted?.stop();

@@ -4,7 +4,7 @@ import { OidcProvider } from './domain/accounts/oidc.js';
 import { AccountService } from './domain/accounts/service.js';
 import { CatalogueAdminService } from './domain/catalogue/admin.js';
 import { SystemService } from './domain/system/service.js';
-import { TradingService } from './domain/trading/service.js';
+import { TradingService, type TradingActivity } from './domain/trading/service.js';
 import { FeedService, type FeedOptions } from './domain/feed/service.js';
 import { OrderSessionService } from './domain/sessions/service.js';
 import { CatalogueEventService } from './domain/catalogue/events.js';
@@ -51,13 +51,18 @@ export interface ServiceExtras {
   asyncapi?: object;
   feed?: FeedOptions;
   onBackgroundError?: (error: unknown, context: string) => void;
+  /** Told what committed trading work did (metrics). */
+  tradingActivity?: TradingActivity;
 }
 
 /** Each search reads through its own pool (src/server.ts), the rest of the service through `db`. */
 export function createServices(pools: Pools, config: Config, document: object, extras: ServiceExtras = {}): Services {
   const { db, publicSearchDb, catalogueSearchDb } = pools;
   const onError = extras.onBackgroundError;
-  const trading = new TradingService(db, onError ? { onFeedNotifyError: (error) => onError(error, 'feed notification') } : {});
+  const trading = new TradingService(db, {
+    ...(onError ? { onFeedNotifyError: (error: unknown) => onError(error, 'feed notification') } : {}),
+    activity: extras.tradingActivity,
+  });
   const accounts = new AccountService(
     db,
     {

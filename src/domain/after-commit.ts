@@ -8,6 +8,8 @@ export interface AfterCommit {
   readonly marketIds: readonly string[];
   /** The real-time feed's notification of the records written (null: none). */
   readonly notification: string | null;
+  /** What the work did, for the service's observer once committed. */
+  readonly tally?: object;
 }
 
 export const NOTHING_AFTER_COMMIT: AfterCommit = { marketIds: [], notification: null };

@@ -13,6 +13,8 @@ import * as sessions from './sessions.js';
 /** Every operation implementation, by the name the document's operationId or `x-handler` gives it. */
 export const handlers: HandlerRegistry = {
   getHealth: system.getHealth,
+  getLiveness: system.getLiveness,
+  getReadiness: system.getReadiness,
   getOpenApiDocument: system.getOpenApiDocument,
   getAsyncApiDocument: system.getAsyncApiDocument,
   getApiDocs: system.getApiDocs,

@@ -5,6 +5,18 @@ export const getHealth: Handler<'getHealth'> = async (_request, { services }) =>
     ? { status: 200, body: { status: 'ok', database: 'ok' } }
     : { status: 503, body: { error: { code: 'unavailable', message: 'database unavailable' } } };
 
+/** Health answers are never cached: each probe must reach the process. */
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+export const getLiveness: Handler<'getLiveness'> = async () => ({ status: 200, body: { status: 'ok' }, headers: NO_STORE });
+
+export const getReadiness: Handler<'getReadiness'> = async (_request, { services }) => {
+  const readiness = await services.system.readiness();
+  return readiness.ready
+    ? { status: 200, body: { status: 'ready', database: 'ok' }, headers: NO_STORE }
+    : { status: 503, body: { error: { code: 'unavailable', message: readiness.reason } }, headers: NO_STORE };
+};
+
 export const getOpenApiDocument: Handler<'getOpenApiDocument'> = async (_request, { services }) => ({
   status: 200,
   body: services.document as { openapi: string; info: Record<string, never>; paths: Record<string, never> },

@@ -263,8 +263,11 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
       return sendError(koa, 'not_found', `no route ${incoming.method} ${incoming.path}`);
     }
     const route = routeById.get(operation.operationId as string)!;
+    // for the layers around the dispatcher (caching, metrics, the access log)
+    koa.state.operationId = route.operationId;
     // Only operations that take a token wait for the account lookup.
     const account = route.access === 'bearer' ? await bearerAccount(req.headers) : undefined;
+    if (account) koa.state.accountId = account.id;
     if (!(await withinBudget(koa, route.limitClass, account))) return;
     if (route.access === 'closed' || (route.access === 'bearer' && !account)) return sendError(koa, 'unauthorized', 'missing or invalid bearer token');
     if (route.entry.requiredRole && account?.role !== route.entry.requiredRole) throw forbidden(`requires role ${route.entry.requiredRole}`);

@@ -9,21 +9,38 @@ import { AccessLog, type Logger } from '../logger.js';
 import { presentError } from './errors.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** W3C Trace Context `traceparent`: version 00 to fe, trace id, parent id, flags (lower-case hex). */
+const TRACEPARENT = /^(?!ff)[0-9a-f]{2}-(?!0{32})([0-9a-f]{32})-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}(-|$)/;
+
+/** The trace id of a well-formed `traceparent`, or a new one (32 hex digits) when it is absent or malformed. */
+export function traceIdOf(traceparent: string | string[] | undefined): string {
+  const match = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent.trim()) : null;
+  return match ? match[1]! : randomUUID().replaceAll('-', '');
+}
+
+export interface LifecycleOptions {
+  /** Called once the response is ready, before it is sent and logged (caching, metrics); `ms` since the request came. */
+  finish?: (ctx: Context, ms: number) => void;
+}
 
 /**
- * Outermost layer: request id, error envelope for anything thrown below, exact JSON content type, one
- * access-log line per request (never headers or bodies, so no credential is ever logged).
+ * Outermost layer: request id, trace id (W3C traceparent), error envelope for anything thrown below, exact
+ * JSON content type, one access-log line per request with the client address and the authenticated account
+ * (never headers or bodies, so no credential is ever logged).
  *
  * The middleware on every request's path reads ctx.request and ctx.response, not Koa's ctx.* shortcuts:
  * those delegates all share one property access (megamorphic), a slow lookup each time.
  */
-export function requestLifecycle(logger: Logger): Middleware {
+export function requestLifecycle(logger: Logger, options: LifecycleOptions = {}): Middleware {
   const access = new AccessLog(logger);
+  const { finish } = options;
   return async (ctx, next) => {
     const { request, response } = ctx;
     const incoming = request.get('x-request-id');
     const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
+    const traceId = traceIdOf(request.headers.traceparent);
+    ctx.state.traceId = traceId;
     // Koa's ctx.set builds arrays for every header it sets; nothing has been sent yet.
     ctx.res.setHeader('X-Request-Id', requestId);
     const started = performance.now();
@@ -35,9 +52,20 @@ export function requestLifecycle(logger: Logger): Middleware {
     // JSON carries no charset parameter (RFC 8259); contract tools compare the media type exactly.
     const type = response.get('Content-Type');
     if (typeof type === 'string' && type.startsWith('application/json;')) response.set('Content-Type', 'application/json');
+    const ms = performance.now() - started;
+    finish?.(ctx, ms);
     if (access.enabled) {
-      const ms = performance.now() - started;
-      access.write({ requestId, method: request.method, path: request.path, status: response.status, ms: Math.round(ms * 100) / 100 });
+      const { state } = ctx;
+      access.write({
+        requestId,
+        traceId,
+        method: request.method,
+        path: request.path,
+        status: response.status,
+        ms: Math.round(ms * 100) / 100,
+        client: ctx.req.socket.remoteAddress,
+        accountId: state.accountId as string | undefined,
+      });
     }
   };
 }

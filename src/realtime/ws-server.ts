@@ -39,6 +39,9 @@ export interface RealtimeOptions {
   snapshotsPerSec: number;
   /** Take the client address from the last X-Forwarded-For entry (behind a proxy). */
   trustProxy: boolean;
+  /** Metrics: a message was sent; a slow consumer was cut off. */
+  onMessageSent?: () => void;
+  onSlowConsumer?: () => void;
 }
 
 export const DEFAULT_REALTIME_OPTIONS: RealtimeOptions = {
@@ -126,6 +129,7 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
         send: (text) => {
           if (client.closing || ws.readyState !== ws.OPEN) return;
           if (ws.bufferedAmount > options.maxBufferedBytes) {
+            options.onSlowConsumer?.();
             cutOff(client, ErrorCode.slowConsumer, `slow consumer: more than ${options.maxBufferedBytes} bytes waiting to be sent`, 1008);
             return;
           }
@@ -139,6 +143,7 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
             });
           }
           ws.send(text);
+          options.onMessageSent?.();
         },
         terminate: (code, message) => cutOff(client, code, message, 1008),
         takeSnapshots: (markets) => takeSnapshots(address, markets),

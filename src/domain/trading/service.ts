@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { inTransaction, type Db, type Queryable } from '../../db/knex.js';
 import * as feedRepo from '../../db/repositories/feed.js';
 import * as repo from '../../db/repositories/trading.js';
@@ -42,9 +43,24 @@ import type {
   TradeView,
 } from './types.js';
 
+/** What committed trading work did, told to an observer (metrics) once it has committed. */
+export interface TradingActivity {
+  /** A group commit of placements (placeBatch): how many were asked, how many placed, the transaction's seconds. */
+  placed(asked: number, placed: number, seconds: number): void;
+  committed(tally: TradingTally): void;
+}
+
+/** Trades and cancellations (by reason) of one transaction. */
+export interface TradingTally {
+  trades: number;
+  cancels: Partial<Record<CancelReason, number>>;
+}
+
 export interface TradingOptions {
   /** The clock (tests move it); defaults to the system clock. */
   now?: () => Date;
+  /** Told what each committed transaction did (none: nothing is counted). */
+  activity?: TradingActivity;
   /** Where a failed feed notification (sent after a commit; the listeners catch up later) is reported. */
   onFeedNotifyError?: (error: unknown) => void;
 }
@@ -115,12 +131,16 @@ export class TradingService implements Trading, MarketSettlement {
   private readonly now: () => Date;
   private readonly notifier: feedRepo.FeedNotifier;
   private readonly placements = new Batcher<PlacementRequest, OrderView>((items) => this.placeBatch(items), MAX_PLACEMENT_BATCH);
+  private readonly activity: TradingActivity | undefined;
+  /** Each open transaction's tally, by its outbox (persist adds to it). */
+  private readonly tallies = new WeakMap<FeedOutbox, TradingTally>();
 
   constructor(
     private readonly db: Db,
     options: TradingOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
+    this.activity = options.activity;
     this.notifier = new feedRepo.FeedNotifier(db, options.onFeedNotifyError);
   }
 
@@ -220,6 +240,7 @@ export class TradingService implements Trading, MarketSettlement {
 
   /** Placements in one transaction (see placeBatch); `placed` is called once all their writes are made. */
   private async placeTogether(items: PlacementRequest[], placed?: () => void): Promise<Array<Outcome<OrderView>>> {
+    const started = performance.now();
     const { outcomes, inserted } = await this.transaction(async (tx, outbox) => {
       const reads = await repo.beginPlacements(tx, items.map(placementRead));
       const plan = planPlacements(items, reads);
@@ -235,6 +256,7 @@ export class TradingService implements Trading, MarketSettlement {
       placed?.();
       return { outcomes: plan.outcomes, inserted };
     }, { plansSetByWork: true });
+    this.activity?.placed(items.length, inserted.size, (performance.now() - started) / 1000);
     await this.refreshRollups([...new Set(outcomes.flatMap((o) => ('market' in o ? [String(o.market.id)] : [])))]);
     // A new order's row as inserted is its state once placed (a later placement that meets it is written by a later statement).
     return outcomes.map((o) => ('error' in o ? o : { value: orderView({ ...inserted.get(o.orderId)!, ticker: o.market.ticker }) }));
@@ -333,6 +355,7 @@ export class TradingService implements Trading, MarketSettlement {
    */
   async committed(afterCommit: AfterCommit): Promise<void> {
     this.notifier.notify(afterCommit.notification);
+    if (afterCommit.tally) this.activity?.committed(afterCommit.tally as TradingTally);
     await this.refreshRollups(afterCommit.marketIds);
   }
 
@@ -544,6 +567,8 @@ export class TradingService implements Trading, MarketSettlement {
       return value;
     });
     this.notifier.notify(notification);
+    const tally = this.tallies.get(outbox);
+    if (tally) this.activity?.committed(tally);
     return result;
   }
 
@@ -557,7 +582,7 @@ export class TradingService implements Trading, MarketSettlement {
     await repo.useTradingPlans(tx);
     const outbox: FeedOutbox = [];
     const marketIds = await work(outbox);
-    return { marketIds, notification: await feedRepo.appendFeedRecords(tx, outbox) };
+    return { marketIds, notification: await feedRepo.appendFeedRecords(tx, outbox), tally: this.tallies.get(outbox) };
   }
 
   /** Resolves once the feed notifications of committed transactions have been sent (before closing the pool). */
@@ -667,6 +692,12 @@ export class TradingService implements Trading, MarketSettlement {
     // The real-time feed's outbox record of all this (built from what the writes above returned): written at
     // the end of the transaction, and notified by this process once it has committed (see transaction()).
     outbox.push(...outboxEntries({ changes, tradeIds, fillIds, filled, cancelled, decreased, placed, figures }));
+    if (this.activity) {
+      let tally = this.tallies.get(outbox);
+      if (!tally) this.tallies.set(outbox, (tally = { trades: 0, cancels: {} }));
+      tally.trades += changes.trades.length;
+      for (const { reason } of changes.cancels) tally.cancels[reason] = (tally.cancels[reason] ?? 0) + 1;
+    }
     return written.placed;
   }
 
