@@ -53,7 +53,7 @@ import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { isAlive, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { createLogger } from '../src/logger.js';
 import { startService, type RunningService } from '../src/server.js';
 import { processesCpu, reportTargets, startServiceProcess, type ServiceProcess } from './lib.js';
@@ -453,14 +453,6 @@ interface BenchDatabase {
   stop(): Promise<void>;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function prepareDatabase(): Promise<BenchDatabase> {
   const given = process.env.BENCH_DATABASE_URL?.trim();

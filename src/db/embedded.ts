@@ -88,7 +88,8 @@ function packagedBinaries(): { nativeDir: string; version: string } {
   return { nativeDir: path.join(packageDir, 'native'), version };
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` runs (one of another user counts: signalling it is refused, not unknown). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
