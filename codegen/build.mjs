@@ -6,9 +6,10 @@
  * so that a production install (devDependencies omitted) starts a built tree as it is. Plain JavaScript:
  * it must run where TypeScript and tsx are not installed.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -34,9 +35,21 @@ function inputsHash() {
   return hash.digest('hex');
 }
 
+/**
+ * Runs a step of the build; a SIGTERM or SIGINT meanwhile (npm start stopped while it builds) is passed to
+ * the step, and the build ends with it, so that no compiler is left running.
+ */
 function run(command, args) {
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
+    const forward = (signal) => child.kill(signal);
+    process.on('SIGTERM', forward).on('SIGINT', forward);
+    child.once('exit', (code, signal) => {
+      process.off('SIGTERM', forward).off('SIGINT', forward);
+      if (code !== 0) process.exit(code ?? 128 + (constants.signals[signal] ?? 1));
+      resolve();
+    });
+  });
 }
 
 const hash = inputsHash();
@@ -50,11 +63,11 @@ if (!existsSync(bin('tsc')) || !existsSync(bin('tsx'))) {
   );
   process.exit(1);
 }
-run(bin('tsx'), ['codegen/index.ts', '--if-stale']);
+await run(bin('tsx'), ['codegen/index.ts', '--if-stale']);
 // Built beside dist/ and swapped in, so that dist/ is never a half-written tree.
 const next = `${dist}.next`;
 rmSync(next, { recursive: true, force: true });
-run(bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', next]);
+await run(bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', next]);
 // tsc copies no JavaScript: the precompiled request validators go beside the modules that require them.
 copyFileSync(path.join(root, 'src/generated/request-validators.cjs'), path.join(next, 'generated/request-validators.cjs'));
 writeFileSync(path.join(next, path.basename(stamp)), `${hash}\n`);
