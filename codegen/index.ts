@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   // The generator itself is loaded only when there is something to generate (it takes seconds to load).
   const [{ bundleDocument, validateDocument }, { emitOperationTable, emitTypes }, { listOperations }, { findContractProblems, findHandlerProblems }, { emitRequestValidators }] =
     await Promise.all([import('./bundle.js'), import('./emit.js'), import('./operations.js'), import('./rules.js'), import('./validators.js')]);
-  const doc = await bundleDocument(path.join(root, 'openapi/openapi.yaml'));
+  const doc = await bundleDocument(path.join(root, 'openapi/openapi.yaml')).catch((error: Error) => fail('the OpenAPI source cannot be bundled', error.message.split('\n')));
   const contractProblems = findContractProblems(doc);
   if (contractProblems.length > 0) fail('the OpenAPI document breaks the project rules', contractProblems);
   await validateDocument(doc).catch((error: Error) => fail('the bundled document is not valid OpenAPI', [error.message]));
