@@ -77,6 +77,15 @@ async function main(): Promise<void> {
     Object.keys(handlers),
   );
   if (handlerProblems.length > 0) fail('handlers and operations disagree', handlerProblems);
+  // Checked last, so that the generated files are in place even while prose still breaks the rule.
+  const { CITATION_SCOPE, findCitationProblems } = await import('./citations.js');
+  const citations = await findCitationProblems(root);
+  if (citations.length > 0) {
+    fail(
+      `${citations.length} citation(s) of documents outside the repository (in ${CITATION_SCOPE.join(', ')}): state the rule itself, or link to a file under docs/ (the generated files were written, but the build stops here)`,
+      citations,
+    );
+  }
   await writeFile(out.stamp, `${hash}\n`);
   console.log(`codegen: ${operations.length} operations, ${new Set(operations.map((o) => o.handler)).size} handlers`);
 }
