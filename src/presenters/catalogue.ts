@@ -9,7 +9,7 @@ import { decimal, isoZ, lastPrice } from './format.js';
 
 type Schemas = components['schemas'];
 
-/** Native shapes of the catalogue (specification 2.5, 2.8, 2.9). */
+/** Native shapes of the catalogue. */
 
 export const presentTag = (tag: TagView): Schemas['Tag'] => ({
   id: String(tag.id),
@@ -66,7 +66,7 @@ export const presentMarket = (market: MarketView): Schemas['Market'] => ({
   updatedAt: isoZ(market.updated_at),
 });
 
-/** The nested market summary of a native event read (specification 2.5). */
+/** The nested market summary of a native event read. */
 export const presentMarketSummary = (market: MarketSummaryRow): Schemas['MarketSummary'] => ({
   id: String(market.id),
   ticker: market.ticker,
@@ -83,7 +83,7 @@ export const presentMarketSummary = (market: MarketSummaryRow): Schemas['MarketS
 const NO_YES_PRICE = '0';
 const rollup = (value: string | null): string => (value === null ? NO_YES_PRICE : decimal(value));
 
-/** Event analytics (specification 2.5): counts, sums and YES-price rollups over the event's markets. */
+/** Event analytics: counts, sums and YES-price rollups over the event's markets. */
 export const presentEventAnalytics = (row: EventAnalyticsRow): Schemas['EventAnalytics'] => ({
   marketCount: Number(row.market_count),
   activeCount: Number(row.active_count),
@@ -132,7 +132,7 @@ const ROUTES: Record<SearchRow['kind'], string> = {
   profile: '/profile/',
 };
 
-/** One native search result (specification 2.10); `href` is the item's app route. */
+/** One native search result; `href` is the item's app route. */
 export const presentSearchItem = (row: SearchRow): Schemas['SearchItem'] => ({
   kind: row.kind,
   id: String(row.id),

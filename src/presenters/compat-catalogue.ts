@@ -7,7 +7,7 @@ import { decimal, isoOffset } from './format.js';
 
 type Schemas = components['schemas'];
 
-/** Compatibility shapes of series, series summaries, tags and search results (specification 2.8 to 2.10). */
+/** Compatibility shapes of series, series summaries, tags and search results (docs/compatibility.md). */
 
 export const presentCompatSeries = (series: CompatSeriesRow): Schemas['CompatSeries'] => ({
   id: String(series.id),

@@ -7,7 +7,8 @@ import { decimal, isoOffset, utcDay } from './format.js';
 type Schemas = components['schemas'];
 
 /**
- * Compatibility shapes of events (specification 2.6: the fields of each endpoint) and event creators (2.7).
+ * Compatibility shapes of events (the fields of each endpoint) and event creators; docs/compatibility.md says
+ * which public API they follow.
  * Timestamps carry `+00:00`; ids are strings; money is decimal strings.
  */
 

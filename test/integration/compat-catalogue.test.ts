@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../support/service.js';
 
 /**
- * Compatibility series, tags and public search (specification 4.2 "Series", "Tags", "Search"; 2.8 to 2.10),
+ * Compatibility series, tags and public search,
  * on a small hand-made catalogue whose every value is known, plus 10,050 bare series (frequency `scan`)
  * for clamping and the offset scan window.
  */

@@ -155,7 +155,7 @@ describe('GET /events', () => {
     await get('/events?order=created_at', 400);
   });
 
-  it('follows active and closed as the specification says', async () => {
+  it('follows active and closed as the description of GET /events says', async () => {
     expect(ids(await get(`/events?${FX_ALL}&order=id&ascending=true`))).toEqual(fxIds('FX1', 'FX2', 'FX3'));
     expect(await get(`/events?${FX_ALL}&closed=true`)).toEqual([]);
     expect(ids(await get(`/events?${FX_ALL}&active=false&closed=true&order=id&ascending=true`))).toEqual(fxIds('FX4', 'FX5'));

@@ -16,7 +16,7 @@ import { canName } from './compat-refs.js';
 
 type List = string | string[] | undefined;
 
-/** The shared filter parameters, every spelling (specification 4.2, "Shared filter parameters"). */
+/** The shared filter parameters, every spelling. */
 export interface SharedFilterQuery {
   series_ticker?: string;
   seriesTicker?: string;
@@ -88,7 +88,7 @@ export interface KeysetQuery extends SharedFilterQuery {
   start_time_max?: string;
 }
 
-/** The shared filters `/events/results` takes (specification 4.2). */
+/** The shared filters `/events/results` takes. */
 const RESULTS_FILTERS = [
   'series_ticker', 'seriesTicker', 'slug', 'id', 'tag_id', 'tagId', 'tag_slug', 'tagSlug', 'exclude_tag_id', 'excludeTagId', 'related_tags', 'relatedTags',
 ] as const;

@@ -42,7 +42,7 @@ export interface CompatSeriesSummary {
 type SeriesKey = { id: string } | { ticker: string } | { slug: string };
 
 /**
- * Compatibility series (specification 4.2 "Series"): the `/series` list, single reads, comment counts
+ * Compatibility series: the `/series` list, single reads, comment counts
  * and series summaries. Series are recurring templates: never closed, never archived.
  */
 export class CompatSeriesService {

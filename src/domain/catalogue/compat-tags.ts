@@ -4,7 +4,7 @@ import type { CompatTagRow } from '../../db/repositories/compat-tags.js';
 import { notFound } from '../errors.js';
 import { canName, isId } from './compat-refs.js';
 
-/** Compatibility tags (specification 4.2 "Tags", shape 2.9). */
+/** Compatibility tags. */
 export class CompatTagService {
   constructor(private readonly db: Db) {}
 

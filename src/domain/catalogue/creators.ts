@@ -7,7 +7,7 @@ import { offsetWindow } from '../pagination/offset.js';
 import { containsPattern, parseOrderKey } from './compat-events.js';
 import { canName } from './compat-refs.js';
 
-/** `/events/creators`: the accounts that created at least one event (specification 2.7). */
+/** `/events/creators`: the accounts that created at least one event. */
 
 export interface CreatorQuery {
   creatorName?: string;

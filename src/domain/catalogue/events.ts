@@ -48,7 +48,7 @@ export const emptyAnalytics = (eventId: string): EventAnalyticsRow => ({
 
 const COLLECTION = 'events';
 
-/** Native events (specification 4.2 "Native events", 2.5): the cursor list and the single read. */
+/** Native events: the cursor list and the single read. */
 export class CatalogueEventService {
   private readonly db: Db;
 

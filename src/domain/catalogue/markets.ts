@@ -29,7 +29,7 @@ export type MarketList =
 const COLLECTION = 'markets';
 
 /**
- * Native markets (specification 8 "Page-based pagination", DESIGN "Trading"): `/api/markets` in page mode
+ * Native markets: `/api/markets` in page mode
  * or, when `cursor`, `event_ticker` or `series_ticker` is passed, in cursor mode; and the single read.
  */
 export class CatalogueMarketService {

@@ -10,7 +10,7 @@ export const SERIES_DEFAULT_LIMIT = 20;
 
 const COLLECTION = 'series';
 
-/** Native series (specification 4.2 "Series", 2.8): the cursor list and the single read. */
+/** Native series: the cursor list and the single read. */
 export class CatalogueSeriesService {
   constructor(private readonly db: Db) {}
 

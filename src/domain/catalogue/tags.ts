@@ -8,7 +8,7 @@ import { slugKey } from './names.js';
 /** At most this many related tags are returned. */
 export const RELATED_TAGS_CAP = 20;
 
-/** Native tags (specification 4.2 "Tags", 2.9): a tag and the tags co-occurring with it on markets. */
+/** Native tags: a tag and the tags co-occurring with it on markets. */
 export class CatalogueTagService {
   constructor(private readonly db: Db) {}
 
