@@ -448,7 +448,7 @@ describe('GET /public-search', () => {
   const search = (query: string, path = '/public-search') => get(`${path}?${query}`);
   const eventTickers = (body: { events: Array<{ ticker: string }> }) => body.events.map((e) => e.ticker);
 
-  it('returns events, tags and profiles in the 2.10 shape, on every alias', async () => {
+  it('returns events, tags and profiles in the PublicSearchResult shape, on every alias', async () => {
     const response = await search('q=fed');
     expect(response.status).toBe(200);
     expect(response.body.events[0]).toEqual({

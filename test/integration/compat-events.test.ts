@@ -594,7 +594,7 @@ describe('single event reads', () => {
 });
 
 describe('event creators', () => {
-  it('lists the accounts that created events, in the 2.7 shape, updatedAt descending by default; alias too', async () => {
+  it('lists the accounts that created events, in the EventCreator shape, updatedAt descending by default; alias too', async () => {
     const body = await get('/events/creators');
     expect(body).toEqual([
       { id: users.alice!.id, creatorName: 'Alice Maker', creatorHandle: 'alice', creatorUrl: '/profile/alice', creatorImage: 'https://img.example/alice.png', createdAt: '2024-01-01T00:00:00.000+00:00', updatedAt: '2024-06-01T00:00:00.000+00:00' },
