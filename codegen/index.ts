@@ -77,12 +77,13 @@ async function main(): Promise<void> {
     Object.keys(handlers),
   );
   if (handlerProblems.length > 0) fail('handlers and operations disagree', handlerProblems);
-  // Checked last, so that the generated files are in place even while prose still breaks the rule.
+  // A rule about prose: checked by `npm run codegen` (and so by npm test), not when a build or a start
+  // regenerates stale files, and last, so that the generated files are in place even while it fails.
   const { CITATION_SCOPE, findCitationProblems } = await import('./citations.js');
-  const citations = await findCitationProblems(root);
+  const citations = process.argv.includes('--if-stale') ? [] : await findCitationProblems(root);
   if (citations.length > 0) {
     fail(
-      `${citations.length} citation(s) of documents outside the repository (in ${CITATION_SCOPE.join(', ')}): state the rule itself, or link to a file under docs/ (the generated files were written, but the build stops here)`,
+      `${citations.length} citation(s) of documents outside the repository (in ${CITATION_SCOPE.join(', ')}): state the rule itself, or link to a file under docs/ (the generated files were written)`,
       citations,
     );
   }
