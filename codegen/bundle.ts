@@ -1,10 +1,12 @@
 import { bundle, loadConfig } from '@redocly/openapi-core';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3 } from 'openapi-types';
+import { expandAliases } from './aliases.js';
 
 /**
  * Bundles the split source into one document: every file referenced from a path lands under the root
- * `components` (Dredd and most generators want one self-contained file with named components).
+ * `components` (Dredd and most generators want one self-contained file with named components), and every
+ * `x-aliases` is expanded (see aliases.ts).
  */
 export async function bundleDocument(rootFile: string): Promise<OpenAPIV3.Document> {
   const config = await loadConfig({});
@@ -13,7 +15,10 @@ export async function bundleDocument(rootFile: string): Promise<OpenAPIV3.Docume
   if (problems.length > 0) {
     throw new Error(`bundling ${rootFile} failed:\n${problems.map((p) => `- ${p.message}`).join('\n')}`);
   }
-  return result.bundle.parsed as OpenAPIV3.Document;
+  const doc = result.bundle.parsed as OpenAPIV3.Document;
+  const aliasProblems = expandAliases(doc);
+  if (aliasProblems.length > 0) throw new Error(`the aliases of ${rootFile} cannot be expanded:\n${aliasProblems.map((p) => `- ${p}`).join('\n')}`);
+  return doc;
 }
 
 /** Validates against the OpenAPI 3.0 schema; swagger-parser mutates its input, so it gets a copy. */

@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   // The generator itself is loaded only when there is something to generate (it takes seconds to load).
   const [{ bundleDocument, validateDocument }, { emitOperationTable, emitTypes }, { listOperations }, { findContractProblems, findHandlerProblems }, { emitRequestValidators }] =
     await Promise.all([import('./bundle.js'), import('./emit.js'), import('./operations.js'), import('./rules.js'), import('./validators.js')]);
-  const doc = await bundleDocument(path.join(root, 'openapi/openapi.yaml'));
+  const doc = await bundleDocument(path.join(root, 'openapi/openapi.yaml')).catch((error: Error) => fail('the OpenAPI source cannot be bundled', error.message.split('\n')));
   const contractProblems = findContractProblems(doc);
   if (contractProblems.length > 0) fail('the OpenAPI document breaks the project rules', contractProblems);
   await validateDocument(doc).catch((error: Error) => fail('the bundled document is not valid OpenAPI', [error.message]));
@@ -77,6 +77,16 @@ async function main(): Promise<void> {
     Object.keys(handlers),
   );
   if (handlerProblems.length > 0) fail('handlers and operations disagree', handlerProblems);
+  // A rule about prose: checked by `npm run codegen` (and so by npm test), not when a build or a start
+  // regenerates stale files, and last, so that the generated files are in place even while it fails.
+  const { CITATION_SCOPE, findCitationProblems } = await import('./citations.js');
+  const citations = process.argv.includes('--if-stale') ? [] : await findCitationProblems(root);
+  if (citations.length > 0) {
+    fail(
+      `${citations.length} citation(s) of documents outside the repository (in ${CITATION_SCOPE.join(', ')}): state the rule itself, or link to a file under docs/ (the generated files were written)`,
+      citations,
+    );
+  }
   await writeFile(out.stamp, `${hash}\n`);
   console.log(`codegen: ${operations.length} operations, ${new Set(operations.map((o) => o.handler)).size} handlers`);
 }

@@ -2,7 +2,7 @@ import type { Account } from '../domain/accounts/service.js';
 import type { components } from '../generated/api-types.js';
 import type { Handler } from '../http/types.js';
 
-/** The account as the API shows it to its owner (specification 2.11). */
+/** The account as the API shows it to its owner. */
 export const presentUser = (account: Account): components['schemas']['User'] => ({
   id: account.id,
   email: account.email,

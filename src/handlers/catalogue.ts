@@ -9,7 +9,7 @@ import {
   presentTag,
 } from '../presenters/catalogue.js';
 
-/** The native catalogue (specification 4.2 "Native events", "Series", "Tags", "Search"; section 8 for markets). */
+/** The native catalogue. */
 
 export const listEvents: Handler<'listEvents'> = async ({ query }, { services }) => {
   const page = await services.catalogueEvents.list(query);

@@ -7,7 +7,7 @@ import {
   presentPublicSearch,
 } from '../presenters/compat-catalogue.js';
 
-/** Compatibility series, tags and public search (specification 4.2 "Series", "Tags", "Search"). */
+/** Compatibility series, tags and public search (the public API they follow: docs/compatibility.md). */
 
 export const listCompatSeries: Handler<'listCompatSeries'> = async ({ query }, { services }) => ({
   status: 200,

@@ -10,7 +10,7 @@ import {
   presentEventCreator,
 } from '../presenters/compat-events.js';
 
-/** Compatibility events and event creators (specification 4.2, "Compatibility events"). */
+/** Compatibility events and event creators (the public API they follow: docs/compatibility.md). */
 
 export const listCompatEvents: Handler<'listCompatEvents'> = async ({ query }, { services }) => ({
   status: 200,

@@ -1,17 +1,22 @@
-import type { EventAnalyticsRow } from '../db/repositories/events.js';
-import type { MarketSummaryRow } from '../db/repositories/markets.js';
-import type { SearchRow } from '../db/repositories/search.js';
-import type { RelatedTagRow } from '../db/repositories/tags.js';
-import type { EventView, MarketView, SeriesView, TagView } from '../db/rows.js';
 import type { EventWithDetails } from '../domain/catalogue/events.js';
+import type {
+  CatalogueEvent,
+  CatalogueMarket,
+  CatalogueSeries,
+  CatalogueTag,
+  EventAnalytics,
+  MarketSummary,
+  RelatedTag,
+  SearchHit,
+} from '../domain/catalogue/read-models.js';
 import type { components } from '../generated/api-types.js';
 import { decimal, isoZ, lastPrice } from './format.js';
 
 type Schemas = components['schemas'];
 
-/** Native shapes of the catalogue (specification 2.5, 2.8, 2.9). */
+/** Native shapes of the catalogue. */
 
-export const presentTag = (tag: TagView): Schemas['Tag'] => ({
+export const presentTag = (tag: CatalogueTag): Schemas['Tag'] => ({
   id: String(tag.id),
   slug: tag.slug,
   name: tag.label,
@@ -20,7 +25,7 @@ export const presentTag = (tag: TagView): Schemas['Tag'] => ({
   updated_at: isoZ(tag.updated_at),
 });
 
-export const presentSeries = (series: SeriesView): Schemas['Series'] => ({
+export const presentSeries = (series: CatalogueSeries): Schemas['Series'] => ({
   id: String(series.id),
   ticker: series.ticker,
   title: series.title,
@@ -35,7 +40,7 @@ export const presentSeries = (series: SeriesView): Schemas['Series'] => ({
   updatedAt: isoZ(series.updated_at),
 });
 
-export const presentEvent = (event: EventView): Schemas['Event'] => ({
+export const presentEvent = (event: CatalogueEvent): Schemas['Event'] => ({
   id: String(event.id),
   eventTicker: event.ticker,
   seriesTicker: event.series_ticker,
@@ -48,7 +53,7 @@ export const presentEvent = (event: EventView): Schemas['Event'] => ({
   updatedAt: isoZ(event.updated_at),
 });
 
-export const presentMarket = (market: MarketView): Schemas['Market'] => ({
+export const presentMarket = (market: CatalogueMarket): Schemas['Market'] => ({
   id: String(market.id),
   ticker: market.ticker,
   eventTicker: market.event_ticker,
@@ -66,8 +71,8 @@ export const presentMarket = (market: MarketView): Schemas['Market'] => ({
   updatedAt: isoZ(market.updated_at),
 });
 
-/** The nested market summary of a native event read (specification 2.5). */
-export const presentMarketSummary = (market: MarketSummaryRow): Schemas['MarketSummary'] => ({
+/** The nested market summary of a native event read. */
+export const presentMarketSummary = (market: MarketSummary): Schemas['MarketSummary'] => ({
   id: String(market.id),
   ticker: market.ticker,
   eventTicker: market.event_ticker,
@@ -83,8 +88,8 @@ export const presentMarketSummary = (market: MarketSummaryRow): Schemas['MarketS
 const NO_YES_PRICE = '0';
 const rollup = (value: string | null): string => (value === null ? NO_YES_PRICE : decimal(value));
 
-/** Event analytics (specification 2.5): counts, sums and YES-price rollups over the event's markets. */
-export const presentEventAnalytics = (row: EventAnalyticsRow): Schemas['EventAnalytics'] => ({
+/** Event analytics: counts, sums and YES-price rollups over the event's markets. */
+export const presentEventAnalytics = (row: EventAnalytics): Schemas['EventAnalytics'] => ({
   marketCount: Number(row.market_count),
   activeCount: Number(row.active_count),
   closedCount: Number(row.closed_count),
@@ -117,14 +122,14 @@ export const presentEventDetail = (item: EventWithDetails): Schemas['EventDetail
   ...(item.analytics ? { analytics: presentEventAnalytics(item.analytics) } : {}),
 });
 
-export const presentRelatedTag = (tag: RelatedTagRow): Schemas['RelatedTag'] => ({
+export const presentRelatedTag = (tag: RelatedTag): Schemas['RelatedTag'] => ({
   id: String(tag.id),
   slug: tag.slug,
   name: tag.label,
   market_count: Number(tag.market_count),
 });
 
-const ROUTES: Record<SearchRow['kind'], string> = {
+const ROUTES: Record<SearchHit['kind'], string> = {
   market: '/markets/',
   event: '/events/',
   series: '/series/',
@@ -132,8 +137,8 @@ const ROUTES: Record<SearchRow['kind'], string> = {
   profile: '/profile/',
 };
 
-/** One native search result (specification 2.10); `href` is the item's app route. */
-export const presentSearchItem = (row: SearchRow): Schemas['SearchItem'] => ({
+/** One native search result; `href` is the item's app route. */
+export const presentSearchItem = (row: SearchHit): Schemas['SearchItem'] => ({
   kind: row.kind,
   id: String(row.id),
   ticker: row.ticker,

@@ -1,15 +1,14 @@
-import type { CompatSeriesDetailRow, CompatSeriesRow } from '../db/repositories/compat-series.js';
-import type { CompatTagRow } from '../db/repositories/compat-tags.js';
 import type { CompatSeriesSummary } from '../domain/catalogue/compat-series.js';
 import type { PublicSearchResult } from '../domain/catalogue/public-search.js';
+import type { CompatSeriesDetailRecord, CompatSeriesRecord, CompatTagRecord } from '../domain/catalogue/read-models.js';
 import type { components } from '../generated/api-types.js';
 import { decimal, isoOffset } from './format.js';
 
 type Schemas = components['schemas'];
 
-/** Compatibility shapes of series, series summaries, tags and search results (specification 2.8 to 2.10). */
+/** Compatibility shapes of series, series summaries, tags and search results (docs/compatibility.md). */
 
-export const presentCompatSeries = (series: CompatSeriesRow): Schemas['CompatSeries'] => ({
+export const presentCompatSeries = (series: CompatSeriesRecord): Schemas['CompatSeries'] => ({
   id: String(series.id),
   ticker: series.ticker,
   slug: series.slug,
@@ -25,7 +24,7 @@ export const presentCompatSeries = (series: CompatSeriesRow): Schemas['CompatSer
   tags: series.tags.map((t) => ({ id: String(t.id), slug: t.slug, label: t.label })),
 });
 
-export const presentCompatSeriesDetail = (series: CompatSeriesDetailRow): Schemas['CompatSeriesDetail'] => ({
+export const presentCompatSeriesDetail = (series: CompatSeriesDetailRecord): Schemas['CompatSeriesDetail'] => ({
   ...presentCompatSeries(series),
   archived: false,
   commentsEnabled: true,
@@ -43,7 +42,7 @@ export const presentCompatSeriesSummary = (summary: CompatSeriesSummary): Schema
   earliest_open_date: summary.earliestOpen?.day ?? null,
 });
 
-export const presentCompatTag = (tag: CompatTagRow): Schemas['CompatTag'] => ({
+export const presentCompatTag = (tag: CompatTagRecord): Schemas['CompatTag'] => ({
   id: String(tag.id),
   slug: tag.slug,
   label: tag.label,

@@ -1,5 +1,4 @@
-import type { CompatEventDetailRow, CompatEventRow } from '../db/repositories/compat-events.js';
-import type { CreatorRow } from '../db/repositories/creators.js';
+import type { CompatEventDetailRecord, CompatEventRecord, EventCreatorRecord } from '../domain/catalogue/read-models.js';
 import type { components } from '../generated/api-types.js';
 import { presentEventAnalytics } from './catalogue.js';
 import { decimal, isoOffset, utcDay } from './format.js';
@@ -7,11 +6,12 @@ import { decimal, isoOffset, utcDay } from './format.js';
 type Schemas = components['schemas'];
 
 /**
- * Compatibility shapes of events (specification 2.6: the fields of each endpoint) and event creators (2.7).
+ * Compatibility shapes of events (the fields of each endpoint) and event creators; docs/compatibility.md says
+ * which public API they follow.
  * Timestamps carry `+00:00`; ids are strings; money is decimal strings.
  */
 
-export const presentCompatEventListItem = (e: CompatEventRow): Schemas['CompatEventListItem'] => ({
+export const presentCompatEventListItem = (e: CompatEventRecord): Schemas['CompatEventListItem'] => ({
   id: String(e.id),
   ticker: e.ticker,
   slug: e.slug,
@@ -34,7 +34,7 @@ export const presentCompatEventListItem = (e: CompatEventRow): Schemas['CompatEv
 });
 
 /** The list item's fields, then the detail's own (added to the same object, in this order). */
-export const presentCompatEvent = (e: CompatEventDetailRow): Schemas['CompatEvent'] =>
+export const presentCompatEvent = (e: CompatEventDetailRecord): Schemas['CompatEvent'] =>
   Object.assign(presentCompatEventListItem(e), {
     startTime: isoOffset(e.start_date),
     createdAt: isoOffset(e.created_at),
@@ -47,7 +47,7 @@ export const presentCompatEvent = (e: CompatEventDetailRow): Schemas['CompatEven
     analytics: presentEventAnalytics(e),
   });
 
-export const presentCompatEventBySlug = (e: CompatEventDetailRow): Schemas['CompatEventBySlug'] => ({
+export const presentCompatEventBySlug = (e: CompatEventDetailRecord): Schemas['CompatEventBySlug'] => ({
   id: String(e.id),
   ticker: e.ticker,
   slug: e.slug,
@@ -67,7 +67,7 @@ export const presentCompatEventBySlug = (e: CompatEventDetailRow): Schemas['Comp
   analytics: presentEventAnalytics(e),
 });
 
-export const presentCompatEventKeysetItem = (e: CompatEventRow): Schemas['CompatEventKeysetItem'] => ({
+export const presentCompatEventKeysetItem = (e: CompatEventRecord): Schemas['CompatEventKeysetItem'] => ({
   id: String(e.id),
   ticker: e.ticker,
   slug: e.slug,
@@ -84,7 +84,7 @@ export const presentCompatEventKeysetItem = (e: CompatEventRow): Schemas['Compat
   seriesSlug: e.series_slug,
 });
 
-export const presentCompatEventPaginationItem = (e: CompatEventRow): Schemas['CompatEventPaginationItem'] => ({
+export const presentCompatEventPaginationItem = (e: CompatEventRecord): Schemas['CompatEventPaginationItem'] => ({
   id: String(e.id),
   ticker: e.ticker,
   slug: e.slug,
@@ -95,10 +95,10 @@ export const presentCompatEventPaginationItem = (e: CompatEventRow): Schemas['Co
 });
 
 /** A resolved or ended event; an ACTIVE one past its strike time closed at its strike time. */
-export const presentCompatEventResult = (e: CompatEventRow): Schemas['CompatEventResult'] =>
+export const presentCompatEventResult = (e: CompatEventRecord): Schemas['CompatEventResult'] =>
   Object.assign(presentCompatEventPaginationItem(e), { closedTime: isoOffset(e.closed_time ?? e.strike_date) });
 
-export const presentEventCreator = (c: CreatorRow): Schemas['EventCreator'] => ({
+export const presentEventCreator = (c: EventCreatorRecord): Schemas['EventCreator'] => ({
   id: c.id,
   creatorName: c.name || c.username,
   creatorHandle: c.username,

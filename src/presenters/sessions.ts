@@ -4,8 +4,7 @@ import type { components } from '../generated/api-types.js';
 type Schemas = components['schemas'];
 
 /**
- * Wire shapes of order sessions and order scoring (specification 2.3, 2.4; DESIGN.md "Order-book client
- * convention"). The domain's views are already wire-shaped; these copy exactly the documented fields.
+ * Wire shapes of order sessions and order scoring. The domain's views are already wire-shaped; these copy exactly the documented fields.
  */
 
 export const presentHeartbeatSession = (session: HeartbeatView): Schemas['HeartbeatSession'] => ({

@@ -4,7 +4,7 @@ import { encodeCursor } from '../../src/domain/pagination/cursor.js';
 import { TestService, type ApiResponse } from '../support/service.js';
 
 /**
- * Cursor pagination of the catalogue (specification 8): full walks of every cursor list (native
+ * Cursor pagination of the catalogue: full walks of every cursor list (native
  * /api/events, /api/series, /api/markets in cursor mode, /events/keyset with every order key) while other
  * rows are being inserted, and cursors that are tampered with, forged, or taken from another list.
  *
@@ -41,7 +41,7 @@ const native = (path: string, table: Walk['table'], where = 'true'): Walk => ({
   path, items: table, cursorField: 'cursor', cursorParam: 'cursor', table, where, order: 't.created_at desc, t.id desc',
 });
 
-/** Keyset order keys and their columns (specification 4.2). */
+/** Keyset order keys and their columns. */
 const KEYSET_COLUMNS: Record<string, string> = {
   id: 'id', slug: 'slug', title: 'title', createdAt: 'created_at', updatedAt: 'updated_at', endDate: 'strike_date', volume: 'volume', liquidity: 'liquidity',
 };

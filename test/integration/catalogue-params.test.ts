@@ -6,7 +6,7 @@ import { TestService } from '../support/service.js';
  * The catalogue's parameters, table by table: every alias path answers as its canonical path; every shared
  * filter spelling on every event list that takes it; every order key both ways where the other files do
  * not already walk them; the default and the clamped page size of every list (read from the document);
- * the 10,000-row scan window of every offset list; and the parameters the specification says return no rows
+ * the 10,000-row scan window of every offset list; and the parameters documented to return no rows
  * or have no effect, on every path.
  *
  * Data: fixtures PX1..PX5 (series PXS1 weekly / PXS2 px-daily, tags pt-*) whose every value is known, and
@@ -323,7 +323,7 @@ describe('the 10,000-row scan window of every offset list', () => {
   });
 });
 
-describe('parameters that return no rows or have no effect, exactly as the specification writes them', () => {
+describe('parameters that return no rows or have no effect, exactly as their descriptions say', () => {
   const NO_ROWS_LIST = ['listCompatEvents', 'listCompatEventsPaginated'].flatMap((h) => pathsOf(h).map((p) => [p, h] as const));
 
   it.each(NO_ROWS_LIST)('%s: archived, featured, cyom true return no rows; false, include_chat and include_template change nothing', async (path, handler) => {

@@ -7,7 +7,7 @@ import { TestService } from '../support/service.js';
 
 /**
  * The published Polymarket CLOB client (`@polymarket/clob-client`), unchanged, against the service
- * (DESIGN.md "Order-book client convention"): `postHeartbeat` (POST /v1/heartbeats with
+ * (docs/compatibility.md): `postHeartbeat` (POST /v1/heartbeats with
  * `{heartbeat_id: string | null}`), `isOrderScoring` (GET /order-scoring?order_id=) and `areOrdersScoring`
  * (POST /orders-scoring with a bare JSON array).
  *

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../support/service.js';
 
 /**
- * Compatibility series, tags and public search (specification 4.2 "Series", "Tags", "Search"; 2.8 to 2.10),
+ * Compatibility series, tags and public search,
  * on a small hand-made catalogue whose every value is known, plus 10,050 bare series (frequency `scan`)
  * for clamping and the offset scan window.
  */
@@ -448,7 +448,7 @@ describe('GET /public-search', () => {
   const search = (query: string, path = '/public-search') => get(`${path}?${query}`);
   const eventTickers = (body: { events: Array<{ ticker: string }> }) => body.events.map((e) => e.ticker);
 
-  it('returns events, tags and profiles in the 2.10 shape, on every alias', async () => {
+  it('returns events, tags and profiles in the PublicSearchResult shape, on every alias', async () => {
     const response = await search('q=fed');
     expect(response.status).toBe(200);
     expect(response.body.events[0]).toEqual({

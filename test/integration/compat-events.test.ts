@@ -155,7 +155,7 @@ describe('GET /events', () => {
     await get('/events?order=created_at', 400);
   });
 
-  it('follows active and closed as the specification says', async () => {
+  it('follows active and closed as the description of GET /events says', async () => {
     expect(ids(await get(`/events?${FX_ALL}&order=id&ascending=true`))).toEqual(fxIds('FX1', 'FX2', 'FX3'));
     expect(await get(`/events?${FX_ALL}&closed=true`)).toEqual([]);
     expect(ids(await get(`/events?${FX_ALL}&active=false&closed=true&order=id&ascending=true`))).toEqual(fxIds('FX4', 'FX5'));
@@ -594,7 +594,7 @@ describe('single event reads', () => {
 });
 
 describe('event creators', () => {
-  it('lists the accounts that created events, in the 2.7 shape, updatedAt descending by default; alias too', async () => {
+  it('lists the accounts that created events, in the EventCreator shape, updatedAt descending by default; alias too', async () => {
     const body = await get('/events/creators');
     expect(body).toEqual([
       { id: users.alice!.id, creatorName: 'Alice Maker', creatorHandle: 'alice', creatorUrl: '/profile/alice', creatorImage: 'https://img.example/alice.png', createdAt: '2024-01-01T00:00:00.000+00:00', updatedAt: '2024-06-01T00:00:00.000+00:00' },

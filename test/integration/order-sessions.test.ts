@@ -4,8 +4,7 @@ import { checkTradingInvariants } from '../support/invariants.js';
 import { TestService, type ApiResponse } from '../support/service.js';
 
 /**
- * Order sessions over HTTP (specification 2.3, 2.4, 3 "Heartbeat session", 4.1; DESIGN.md "Order-book
- * client convention"): every heartbeat path and transition, the expiry of sessions (lazily, and by the
+ * Order sessions over HTTP: every heartbeat path and transition, the expiry of sessions (lazily, and by the
  * sweep with a short timeout), order scoring on every path with each condition both true and false, the
  * batch limits, and the fee-free profile on order payloads. Every response is validated against the
  * OpenAPI document by TestService.

@@ -4,7 +4,7 @@ import { MarketFactory } from '../support/markets.js';
 import { TestService, type ApiResponse } from '../support/service.js';
 
 /**
- * The order endpoints over HTTP (specification 4.1, DESIGN.md "Trading"): placement, preview, reads,
+ * The order endpoints over HTTP: placement, preview, reads,
  * cancels, decreases, batch cancel and its aliases, and the list with its filters and cursor. Every
  * response is validated against the OpenAPI document by TestService.
  */

@@ -3,7 +3,7 @@ import { MarketFactory } from '../support/markets.js';
 import { TestService } from '../support/service.js';
 
 /**
- * Matching as the API shows it (DESIGN.md "Trading", "Matching and money"): two accounts crossing, and
+ * Matching as the API shows it: two accounts crossing, and
  * what follows in fills, positions, balances, the trade tape, the order book and settlements; the cursor
  * collections with their filters. Every response is validated against the OpenAPI document.
  */

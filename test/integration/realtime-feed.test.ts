@@ -9,7 +9,7 @@ import type { ApiClient, ApiResponse } from '../support/service.js';
 import { applyBook, asyncapi, asyncapiDocument, FeedClient, Markets, seqGaps, startFeedService, wsUrl } from '../support/realtime.js';
 
 /**
- * The real-time feed (issue "Real-time feed", DESIGN.md "Real-time"), over a real WebSocket on the
+ * The real-time feed (openapi/asyncapi.yaml), over a real WebSocket on the
  * service's own server: the upgrade and its authentication, the commands and their errors, the order-book
  * snapshot plus deltas against the REST order book after random orders, cancels and decreases, trades and
  * tickers, the private channels (never another account's events; every kind of cancel), seq without gaps,

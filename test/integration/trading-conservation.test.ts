@@ -9,7 +9,7 @@ import { checkTradingInvariants } from '../support/invariants.js';
 import { TestService } from '../support/service.js';
 
 /**
- * Conservation of Dots (DESIGN.md, "Matching and money"), property-tested: random sequences of
+ * Conservation of Dots, property-tested: random sequences of
  * placements (some concurrent), cancels, batch and market cancels, decreases, expiries, closes and
  * resolutions by several accounts on a few markets. After each sequence, summed from the database:
  *   sum(cash) + sum(reserved) + 1 Dot per outstanding YES+NO pair of unresolved markets = all grants,

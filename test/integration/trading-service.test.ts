@@ -129,7 +129,7 @@ describe('placing orders', () => {
     await checkBooks();
   });
 
-  it('previews a buy and a sell with every field of the specification', async () => {
+  it('previews a buy and a sell with every field of the OrderPreview schema', async () => {
     const { ticker, id } = await newMarket();
     const bob = await newAccount();
     const buy = await trading.previewOrder(bob, { ticker, side: 'bid', count: '3', price: '0.33' });

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { Queryable } from '../../src/db/knex.js';
 
 /**
- * Every trading invariant (DESIGN.md, "Matching and money"), summed from the database; each query lists
+ * Every trading invariant, summed from the database; each query lists
  * what breaks it, so an empty list passes:
  *   sum(cash) + sum(reserved) + 1 Dot per outstanding YES+NO pair of unresolved markets = all grants,
  * and nothing negative, no order over- or under-accounted, no book crossed, every reserve and market

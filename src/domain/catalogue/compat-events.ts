@@ -1,12 +1,13 @@
 import type { Db } from '../../db/knex.js';
 import type { ReadPools } from '../../db/pools.js';
 import * as repo from '../../db/repositories/compat-events.js';
-import type { CompatEventDetailRow, CompatEventKeysetRow, CompatEventRow, CompatTagRow, EventFilter, KeysetColumn, OrderColumn } from '../../db/repositories/compat-events.js';
+import type { EventFilter, KeysetColumn, OrderColumn } from '../../db/repositories/compat-events.js';
 import { DomainError, invalid, notFound } from '../errors.js';
 import { decodeCursor, encodeCursor, type KeyPart } from '../pagination/cursor.js';
 import { firstOf, listValues } from '../pagination/lists.js';
 import { OFFSET_SCAN_WINDOW, offsetWindow } from '../pagination/offset.js';
 import { canName } from './compat-refs.js';
+import type { CompatEventDetailRecord, CompatEventRecord, CompatTagRecord } from './read-models.js';
 
 /**
  * The compatibility events: `/events`, `/events/keyset`, `/events/pagination`, `/events/results` and the
@@ -16,7 +17,7 @@ import { canName } from './compat-refs.js';
 
 type List = string | string[] | undefined;
 
-/** The shared filter parameters, every spelling (specification 4.2, "Shared filter parameters"). */
+/** The shared filter parameters, every spelling. */
 export interface SharedFilterQuery {
   series_ticker?: string;
   seriesTicker?: string;
@@ -88,7 +89,7 @@ export interface KeysetQuery extends SharedFilterQuery {
   start_time_max?: string;
 }
 
-/** The shared filters `/events/results` takes (specification 4.2). */
+/** The shared filters `/events/results` takes. */
 const RESULTS_FILTERS = [
   'series_ticker', 'seriesTicker', 'slug', 'id', 'tag_id', 'tagId', 'tag_slug', 'tagSlug', 'exclude_tag_id', 'excludeTagId', 'related_tags', 'relatedTags',
 ] as const;
@@ -322,7 +323,7 @@ export class CompatEventService {
   }
 
   /** `/events`: one offset page. */
-  async list(q: ListQuery): Promise<CompatEventRow[]> {
+  async list(q: ListQuery): Promise<CompatEventRecord[]> {
     const order = parseOrderKey(q.order, LIST_ORDER_KEYS, 'createdAt');
     const filter = await this.listFilter(q);
     const window = offsetWindow(q.offset ?? 0, q.limit ?? DEFAULT_LIMIT);
@@ -331,7 +332,7 @@ export class CompatEventService {
   }
 
   /** `/events/pagination`: one offset page, whether more follow, and the matching rows up to the scan window. */
-  async paginated(q: ListQuery): Promise<{ rows: CompatEventRow[]; hasMore: boolean; totalResults: number }> {
+  async paginated(q: ListQuery): Promise<{ rows: CompatEventRecord[]; hasMore: boolean; totalResults: number }> {
     const order = parseOrderKey(q.order, LIST_ORDER_KEYS, 'createdAt');
     const filter = await this.listFilter(q);
     const window = offsetWindow(q.offset ?? 0, q.limit ?? DEFAULT_LIMIT);
@@ -344,7 +345,7 @@ export class CompatEventService {
   }
 
   /** `/events/results`: resolved or ended events, one offset page. */
-  async results(q: ResultsQuery): Promise<CompatEventRow[]> {
+  async results(q: ResultsQuery): Promise<CompatEventRecord[]> {
     const order = parseOrderKey(q.order, LIST_ORDER_KEYS, 'createdAt');
     // Only the documented subset of the shared filters: any other query parameter is ignored.
     const filter = await this.sharedFilter(Object.fromEntries(RESULTS_FILTERS.map((name) => [name, q[name]])) as SharedFilterQuery);
@@ -354,7 +355,7 @@ export class CompatEventService {
   }
 
   /** `/events/keyset`: one keyset page and the cursor of the next (null on the last page). */
-  async keyset(q: KeysetQuery): Promise<{ rows: CompatEventKeysetRow[]; nextCursor: string | null }> {
+  async keyset(q: KeysetQuery): Promise<{ rows: CompatEventRecord[]; nextCursor: string | null }> {
     if (q.offset !== undefined) {
       throw new DomainError('unprocessable', 'offset is not supported on /events/keyset; page with after_cursor (the previous page\'s next_cursor)', [
         { location: 'query', path: 'offset', message: 'not supported here; use after_cursor' },
@@ -391,20 +392,20 @@ export class CompatEventService {
   }
 
   /** `/events/{id}`: by id or ticker. */
-  async get(idOrTicker: string): Promise<CompatEventDetailRow> {
+  async get(idOrTicker: string): Promise<CompatEventDetailRecord> {
     const row = canName(idOrTicker) ? await repo.findEventDetail(this.db, 'idOrTicker', idOrTicker) : undefined;
     if (!row) throw notFound(`no event '${idOrTicker}'`);
     return row;
   }
 
   /** `/events/slug/{slug}`: by slug or ticker. */
-  async getBySlug(slugOrTicker: string): Promise<CompatEventDetailRow> {
+  async getBySlug(slugOrTicker: string): Promise<CompatEventDetailRecord> {
     const row = canName(slugOrTicker) ? await repo.findEventDetail(this.db, 'slugOrTicker', slugOrTicker) : undefined;
     if (!row) throw notFound(`no event '${slugOrTicker}'`);
     return row;
   }
 
-  async tags(idOrTicker: string): Promise<CompatTagRow[]> {
+  async tags(idOrTicker: string): Promise<CompatTagRecord[]> {
     return repo.listEventTags(this.db, await this.eventId(idOrTicker));
   }
 

@@ -1,13 +1,14 @@
 import type { Db } from '../../db/knex.js';
 import * as repo from '../../db/repositories/creators.js';
-import { CREATOR_ORDER_COLUMNS, type CreatorRow } from '../../db/repositories/creators.js';
+import { CREATOR_ORDER_COLUMNS } from '../../db/repositories/creators.js';
 import { notFound } from '../errors.js';
 import { firstOf } from '../pagination/lists.js';
 import { offsetWindow } from '../pagination/offset.js';
 import { containsPattern, parseOrderKey } from './compat-events.js';
 import { canName } from './compat-refs.js';
+import type { EventCreatorRecord } from './read-models.js';
 
-/** `/events/creators`: the accounts that created at least one event (specification 2.7). */
+/** `/events/creators`: the accounts that created at least one event. */
 
 export interface CreatorQuery {
   creatorName?: string;
@@ -25,7 +26,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class EventCreatorService {
   constructor(private readonly db: Db) {}
 
-  async list(q: CreatorQuery): Promise<CreatorRow[]> {
+  async list(q: CreatorQuery): Promise<EventCreatorRecord[]> {
     const order = parseOrderKey(q.order, CREATOR_ORDER_COLUMNS, 'updatedAt');
     const window = offsetWindow(q.offset ?? 0, q.limit ?? 20);
     if (window.limit === 0) return [];
@@ -42,7 +43,7 @@ export class EventCreatorService {
   }
 
   /** One creator by user id; anything but a UUID of an account that created an event is 404. */
-  async get(id: string): Promise<CreatorRow> {
+  async get(id: string): Promise<EventCreatorRecord> {
     const row = UUID.test(id) ? await repo.findCreator(this.db, id.toLowerCase()) : undefined;
     if (!row) throw notFound(`no event creator '${id}'`);
     return row;

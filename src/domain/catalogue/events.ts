@@ -9,6 +9,7 @@ import { notFound } from '../errors.js';
 import { splitPage } from '../pagination/cursor.js';
 import { tickerKey } from './names.js';
 import { createdCursor } from './cursors.js';
+import type { CatalogueEvent, EventAnalytics, MarketSummary } from './read-models.js';
 
 export const EVENTS_DEFAULT_LIMIT = 20;
 
@@ -23,9 +24,9 @@ export interface EventListParams {
 
 /** An event with what was asked for: its markets (oldest first) and its analytics. */
 export interface EventWithDetails {
-  event: EventView;
-  markets?: MarketSummaryRow[];
-  analytics?: EventAnalyticsRow;
+  event: CatalogueEvent;
+  markets?: MarketSummary[];
+  analytics?: EventAnalytics;
 }
 
 /** The analytics of an event without markets: nothing counted, nothing summed, no prices. */
@@ -48,7 +49,7 @@ export const emptyAnalytics = (eventId: string): EventAnalyticsRow => ({
 
 const COLLECTION = 'events';
 
-/** Native events (specification 4.2 "Native events", 2.5): the cursor list and the single read. */
+/** Native events: the cursor list and the single read. */
 export class CatalogueEventService {
   private readonly db: Db;
 

@@ -1,13 +1,13 @@
 import type { Db } from '../../db/knex.js';
 import * as markets from '../../db/repositories/markets.js';
 import type { MarketListFilter } from '../../db/repositories/markets.js';
-import type { CatalogueStatus, MarketView } from '../../db/rows.js';
 import { notFound } from '../errors.js';
 import { splitPage } from '../pagination/cursor.js';
 import { listValues } from '../pagination/lists.js';
 import { offsetWindow } from '../pagination/offset.js';
 import { createdCursor } from './cursors.js';
 import { canName, tickerKey } from './names.js';
+import type { CatalogueMarket, CatalogueStatus } from './read-models.js';
 
 export const MARKETS_DEFAULT_LIMIT = 20;
 
@@ -23,13 +23,13 @@ export interface MarketListParams {
 }
 
 export type MarketList =
-  | { mode: 'page'; markets: MarketView[]; total: number; page: number; totalPages: number }
-  | { mode: 'cursor'; markets: MarketView[]; cursor: string | null };
+  | { mode: 'page'; markets: CatalogueMarket[]; total: number; page: number; totalPages: number }
+  | { mode: 'cursor'; markets: CatalogueMarket[]; cursor: string | null };
 
 const COLLECTION = 'markets';
 
 /**
- * Native markets (specification 8 "Page-based pagination", DESIGN "Trading"): `/api/markets` in page mode
+ * Native markets: `/api/markets` in page mode
  * or, when `cursor`, `event_ticker` or `series_ticker` is passed, in cursor mode; and the single read.
  */
 export class CatalogueMarketService {
@@ -57,7 +57,7 @@ export class CatalogueMarketService {
     return { mode: 'page', markets: rows, total, page, totalPages: Math.ceil(total / limit) };
   }
 
-  async get(ticker: string): Promise<MarketView> {
+  async get(ticker: string): Promise<CatalogueMarket> {
     const key = tickerKey(ticker);
     const market = key === undefined ? undefined : await markets.findMarketByTicker(this.db, key);
     if (!market) throw notFound(`no market '${ticker}'`);

@@ -1,9 +1,10 @@
 import type { Db } from '../../db/knex.js';
 import * as repo from '../../db/repositories/public-search.js';
-import type { EventSearchFilter, EventStatusFilter, SearchEventRow, SearchProfileRow, SearchTagRow } from '../../db/repositories/public-search.js';
+import type { EventSearchFilter, EventStatusFilter } from '../../db/repositories/public-search.js';
 import { invalid } from '../errors.js';
 import { firstOf, listValues } from '../pagination/lists.js';
 import { canName, searchText } from './compat-refs.js';
+import type { CompatTagRef, PublicSearchEventHit, PublicSearchProfileHit } from './read-models.js';
 
 export const PUBLIC_SEARCH_DEFAULT_LIMIT = 10;
 export const PUBLIC_SEARCH_MAX_LIMIT = 50;
@@ -44,9 +45,9 @@ export interface PublicSearchParams {
 }
 
 export interface PublicSearchResult {
-  events: SearchEventRow[];
-  tags: SearchTagRow[];
-  profiles: SearchProfileRow[];
+  events: PublicSearchEventHit[];
+  tags: CompatTagRef[];
+  profiles: PublicSearchProfileHit[];
   /** Events matching the query and filters (all pages). */
   totalResults: number;
   hasMore: boolean;

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex.js';
 import * as search from '../../db/repositories/search.js';
-import type { SearchRow } from '../../db/repositories/search.js';
+import type { SearchHit } from './read-models.js';
 
 export const SEARCH_DEFAULT_LIMIT = 12;
 /** Search text is cut to this many characters (after trimming): longer text is searched by its start. */
@@ -22,7 +22,7 @@ export const hasWords = (text: string): boolean => WORD_CHARACTER.test(text);
 export class CatalogueSearchService {
   constructor(private readonly db: Db) {}
 
-  async search(params: { q: string; limit?: number }): Promise<{ query: string; results: SearchRow[] }> {
+  async search(params: { q: string; limit?: number }): Promise<{ query: string; results: SearchHit[] }> {
     const query = searchedText(params.q);
     const limit = params.limit ?? SEARCH_DEFAULT_LIMIT;
     if (Array.from(query).length < SEARCH_TEXT_MIN || !hasWords(query)) return { query, results: [] };

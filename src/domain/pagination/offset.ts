@@ -1,4 +1,4 @@
-/** Offset lists scan at most this many rows (specification, section 8). */
+/** Offset lists scan at most this many rows. */
 export const OFFSET_SCAN_WINDOW = 10_000;
 
 /**
