@@ -1,4 +1,26 @@
 import type { Db, Queryable } from '../knex.js';
+import {
+  columnList,
+  FILLS_INSERTED,
+  LEDGER_ENTRIES_INSERTED,
+  ORDERS_INSERTED,
+  POSITIONS_INSERTED,
+  TRADES_INSERTED,
+  type BalancesRow,
+  type BookSide,
+  type FillRole,
+  type FillsRow,
+  type NewFill,
+  type NewLedgerEntry,
+  type NewOrderRow,
+  type NewSettlement,
+  type NewTrade,
+  type OrderSide,
+  type OrdersRow,
+  type PositionsRow,
+  type SettlementsRow,
+  type TradesRow,
+} from '../tables.js';
 
 /**
  * Queries of trading: orders, fills, trades, positions, balances, settlements and the ledger.
@@ -9,9 +31,7 @@ import type { Db, Queryable } from '../knex.js';
 export const LIVE = `status in ('OPEN', 'PARTIAL')`;
 const utc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-export type OrderSide = 'yes' | 'no';
-export type OrderActionColumn = 'buy' | 'sell';
-export type OrderStatusColumn = 'OPEN' | 'PARTIAL' | 'FILLED' | 'CANCELLED';
+export type { OrderActionColumn, OrderSide, OrderStatusColumn } from '../tables.js';
 
 export interface TradingMarketRow {
   id: string;
@@ -20,87 +40,20 @@ export interface TradingMarketRow {
   status: 'ACTIVE' | 'CLOSED' | 'RESOLVED';
 }
 
-export interface NewOrderRow {
-  id: string;
-  account_id: string;
-  market_id: string;
-  side: OrderSide;
-  action: OrderActionColumn;
-  price: string;
-  count: string;
-  remaining: string;
-  filled: string;
-  cancelled: string;
-  status: OrderStatusColumn;
-  time_in_force: 'GTC' | 'IOC' | 'FOK';
-  post_only: boolean;
-  reduce_only: boolean;
-  client_order_id: string;
-  builder_code: string;
-  expiration_ts: Date | null;
-  sequence: string;
-  cancel_reason: string | null;
-}
-
-/** An order as read back: the stored columns, its market's ticker and the sort key of its cursors. */
-export interface OrderRow extends NewOrderRow {
+/**
+ * An order as read back: its row (but for the columns generated from side, action and price, which views
+ * derive themselves), its market's ticker and the sort key of its cursors.
+ */
+export interface OrderRow extends Omit<OrdersRow, 'book_side' | 'yes_price'> {
   ticker: string;
-  created_at: Date;
-  updated_at: Date;
   /** created_at with microseconds, for cursors. */
   sort_created_at: string;
 }
 
-export interface BalanceRow {
-  user_id: string;
-  cash: string;
-  reserved: string;
-}
-
-export interface PositionRow {
-  id: string;
-  account_id: string;
-  market_id: string;
-  ticker: string;
-  side: OrderSide;
-  shares: string;
-  reserved: string;
-  updated_at: Date;
-}
-
-export interface FillRow {
-  id: string;
-  order_id: string;
-  market_id: string;
-  ticker: string;
-  side: OrderSide;
-  action: OrderActionColumn;
-  price: string;
-  count: string;
-  role: 'maker' | 'taker';
-  created_at: Date;
-}
-
-export interface TradeRow {
-  id: string;
-  market_id: string;
-  ticker: string;
-  yes_price: string;
-  count: string;
-  taker_side: OrderSide;
-  created_at: Date;
-}
-
-export interface SettlementRow {
-  id: string;
-  market_id: string;
-  ticker: string;
-  result: 'yes' | 'no' | 'invalid';
-  yes_count: string;
-  no_count: string;
-  payout: string;
-  created_at: Date;
-}
+export type PositionRow = PositionsRow & { ticker: string };
+export type FillRow = FillsRow & { ticker: string };
+export type TradeRow = TradesRow & { ticker: string };
+export type SettlementRow = SettlementsRow & { ticker: string };
 
 /**
  * The planner settings of a trading transaction, for the rest of it (SET LOCAL):
@@ -261,12 +214,10 @@ export async function findExpiredOrdersOfMarket(db: Queryable, marketId: string,
 }
 
 /** An order's row as a write left it (RETURNING), without the market's ticker. */
-export type ChangedOrderRow = Omit<OrderRow, 'ticker' | 'sort_created_at'>;
+export type ChangedOrderRow = OrdersRow;
 
 /** A cancelled or decreased order's row as updated, and the quantity that left the book (for the real-time feed). */
-export interface BookRemovalRow extends ChangedOrderRow {
-  book_side: 'bid' | 'ask';
-  yes_price: string;
+export interface BookRemovalRow extends OrdersRow {
   removed: string;
 }
 
@@ -309,9 +260,9 @@ export async function bookLevels(db: Queryable, marketId: string, now: Date): Pr
 // --- balances and the ledger
 
 /** Locks the balances of these accounts in account order (the one order every transaction uses). */
-export async function lockBalances(db: Queryable, accountIds: readonly string[]): Promise<BalanceRow[]> {
+export async function lockBalances(db: Queryable, accountIds: readonly string[]): Promise<BalancesRow[]> {
   if (accountIds.length === 0) return [];
-  return db<BalanceRow>('balances')
+  return db<BalancesRow>('balances')
     .whereRaw('user_id = any(?::uuid[])', [[...accountIds]])
     .orderBy('user_id')
     .forNoKeyUpdate()
@@ -319,17 +270,8 @@ export async function lockBalances(db: Queryable, accountIds: readonly string[])
     .options({ name: 'dots_lock_balances' });
 }
 
-export async function findBalance(db: Queryable, accountId: string): Promise<BalanceRow | undefined> {
-  return db<BalanceRow>('balances').where({ user_id: accountId }).first('user_id', 'cash', 'reserved');
-}
-
-export interface NewLedgerEntry {
-  user_id: string;
-  amount: string;
-  reserved_change: string;
-  kind: string;
-  reference: string;
-  market_id: string | null;
+export async function findBalance(db: Queryable, accountId: string): Promise<BalancesRow | undefined> {
+  return db<BalancesRow>('balances').where({ user_id: accountId }).first('user_id', 'cash', 'reserved');
 }
 
 // --- positions
@@ -353,28 +295,6 @@ export async function listPositions(db: Queryable, accountId: string, marketId: 
 
 // --- trades and fills
 
-export interface NewTrade {
-  market_id: string;
-  yes_price: string;
-  count: string;
-  taker_side: OrderSide;
-  maker_order_id: string;
-  taker_order_id: string;
-  kind: string;
-}
-
-export interface NewFill {
-  trade_id: string;
-  order_id: string;
-  account_id: string;
-  market_id: string;
-  side: OrderSide;
-  action: OrderActionColumn;
-  price: string;
-  count: string;
-  role: 'maker' | 'taker';
-}
-
 export async function listFills(db: Queryable, accountId: string, marketId: string | undefined, afterId: string | undefined, limit: number): Promise<FillRow[]> {
   const q = db('fills as f').join('markets as m', 'm.id', 'f.market_id').where('f.account_id', accountId);
   if (marketId !== undefined) q.where('f.market_id', marketId);
@@ -390,15 +310,6 @@ export async function listTrades(db: Queryable, marketId: string | undefined, af
 }
 
 // --- settlements
-
-export interface NewSettlement {
-  account_id: string;
-  market_id: string;
-  result: 'yes' | 'no' | 'invalid';
-  yes_count: string;
-  no_count: string;
-  payout: string;
-}
 
 /** Inserts the settlements; returns each one's id keyed by account id. */
 export async function insertSettlements(db: Queryable, settlements: readonly NewSettlement[]): Promise<Map<string, string>> {
@@ -420,7 +331,7 @@ export async function listSettlements(db: Queryable, accountId: string, marketId
 // --- one-statement placement reads and trading writes
 
 /** A live order a placement of the batch could meet. */
-export type CrossingOrderRow = Pick<OrderRow, 'id' | 'account_id' | 'market_id' | 'side' | 'action' | 'price' | 'remaining' | 'expiration_ts' | 'sequence'>;
+export type CrossingOrderRow = Pick<OrdersRow, 'id' | 'account_id' | 'market_id' | 'side' | 'action' | 'price' | 'remaining' | 'expiration_ts' | 'sequence'>;
 
 /** One placement of a batch, as beginPlacements reads for it. */
 export interface PlacementRead {
@@ -430,7 +341,7 @@ export interface PlacementRead {
   side: OrderSide;
   sell: boolean;
   /** The book side the placement takes from, and its limit there (YES frame). */
-  bookSide: 'bid' | 'ask';
+  bookSide: BookSide;
   yesLimit: string;
 }
 
@@ -442,25 +353,31 @@ export interface PlacementReads {
   /** [account, client_order_id] pairs of the batch already used by an order. */
   taken: Array<[string, string]>;
   /** The positions the selling placements would sell from. */
-  positions: Array<{ account_id: string; market_id: string; side: OrderSide; shares: string; reserved: string }>;
+  positions: Array<Pick<PositionsRow, 'account_id' | 'market_id' | 'side' | 'shares' | 'reserved'>>;
   crossing: CrossingOrderRow[];
   /** Locked balance rows of the placing accounts and of every crossing order's account. */
-  balances: BalanceRow[];
+  balances: BalancesRow[];
+}
+
+/** placements_begin's JSON (src/db/functions/placements_begin.sql): lists of named objects, timestamps as ISO strings. */
+interface PlacementsBeginJson extends Omit<PlacementReads, 'taken' | 'crossing'> {
+  taken: Array<{ account_id: string; client_order_id: string }>;
+  crossing: Array<Omit<CrossingOrderRow, 'expiration_ts'> & { expiration_ts: string | null }>;
 }
 
 /**
- * The start of a batch of placements in one round trip (placements_begin, migration 0014): the markets the
- * placements name, locked in id order (as lockMarketsById), then, in statements that see everything
- * committed before the locks were granted, what placing needs: sequence numbers, client_order_ids already
- * taken, the positions sold from, the live orders any placement could meet, and the balance rows of every
- * account the batch can change, locked in account order (as lockBalances). It first does what useTradingPlans
- * does, for itself (the function's statements) and the rest of the transaction.
+ * The start of a batch of placements in one round trip (placements_begin): the markets the placements name,
+ * locked in id order (as lockMarketsById), then, in statements that see everything committed before the
+ * locks were granted, what placing needs: sequence numbers, client_order_ids already taken, the positions
+ * sold from, the live orders any placement could meet, and the balance rows of every account the batch can
+ * change, locked in account order (as lockBalances). It first does what useTradingPlans does, for itself
+ * (the function's statements) and the rest of the transaction.
  */
 export async function beginPlacements(db: Queryable, placements: readonly PlacementRead[]): Promise<PlacementReads> {
   const refs = [...new Set(placements.map((p) => p.ref))];
   const result = await db
     // The settings first: a select list is evaluated in order.
-    .raw<{ rows: Array<{ reads: RawPlacementReads }> }>(`select ${TRADING_PLAN_SETTERS}, placements_begin(?::text[], ?::bigint[], ?::json) as reads`, [
+    .raw<{ rows: Array<{ reads: PlacementsBeginJson }> }>(`select ${TRADING_PLAN_SETTERS}, placements_begin(?::text[], ?::bigint[], ?::json) as reads`, [
       refs,
       refs.filter((ref) => /^\d{1,18}$/.test(ref)),
       JSON.stringify(
@@ -476,35 +393,12 @@ export async function beginPlacements(db: Queryable, placements: readonly Placem
       ),
     ] as never)
     .options({ name: 'dots_placements_begin' });
-  const raw = result.rows[0]!.reads;
+  const reads = result.rows[0]!.reads;
   return {
-    markets: (raw.markets ?? []).map(([id, ticker, event_id, status]) => ({ id, ticker, event_id, status })),
-    sequences: raw.sequences,
-    taken: raw.taken ?? [],
-    positions: (raw.positions ?? []).map(([account_id, market_id, side, shares, reserved]) => ({ account_id, market_id, side, shares, reserved })),
-    crossing: (raw.crossing ?? []).map(([id, account_id, market_id, side, action, price, remaining, expiration, sequence]) => ({
-      id,
-      account_id,
-      market_id,
-      side,
-      action,
-      price,
-      remaining,
-      expiration_ts: expiration === null ? null : new Date(expiration),
-      sequence,
-    })),
-    balances: (raw.balances ?? []).map(([user_id, cash, reserved]) => ({ user_id, cash, reserved })),
+    ...reads,
+    taken: reads.taken.map((t) => [t.account_id, t.client_order_id]),
+    crossing: reads.crossing.map((o) => ({ ...o, expiration_ts: o.expiration_ts === null ? null : new Date(o.expiration_ts) })),
   };
-}
-
-/** placements_begin's JSON (json_agg of no rows is null). */
-interface RawPlacementReads {
-  markets: Array<[string, string, string, TradingMarketRow['status']]> | null;
-  sequences: string[];
-  taken: Array<[string, string]> | null;
-  positions: Array<[string, string, OrderSide, string, string]> | null;
-  crossing: Array<[string, string, string, OrderSide, OrderActionColumn, string, string, string | null, string]> | null;
-  balances: Array<[string, string, string]> | null;
 }
 
 /** Every write of a trading transaction (see persistChanges). Decimal values as strings. */
@@ -536,18 +430,15 @@ export interface TradingWritten {
   figures: Map<string, MarketFiguresRow>;
 }
 
-const NEW_ORDER_COLUMNS = [
-  'id', 'account_id', 'market_id', 'side', 'action', 'price', 'count', 'remaining', 'filled', 'cancelled', 'status', 'time_in_force',
-  'post_only', 'reduce_only', 'client_order_id', 'builder_code', 'expiration_ts', 'sequence', 'cancel_reason',
-] as const;
+/** A part of persistChanges' one parameter, a JSON object of named lists (`changes` below). */
+const part = (name: keyof PersistedChanges) => `(select c.doc -> '${name}' from c)`;
 
-const NEW_ORDER_LIST = NEW_ORDER_COLUMNS.join(', ');
-
-/** persistChanges' statement (its bindings in the order persistChanges gives them). */
+/** persistChanges' statement: one parameter, the JSON object `PersistedChanges`. */
 export const PERSIST_CHANGES = `with
+     c as (select ?::jsonb as doc),
      ins as (
-       insert into orders (${NEW_ORDER_LIST})
-       select ${NEW_ORDER_LIST} from json_populate_recordset(null::orders, ?::json) r
+       insert into orders (${columnList(ORDERS_INSERTED)})
+       select ${columnList(ORDERS_INSERTED, 'r')} from jsonb_populate_recordset(null::orders, ${part('orders')}) r
        returning orders.*
      ),
      filled as (
@@ -556,7 +447,7 @@ export const PERSIST_CHANGES = `with
          filled = o.filled + v.count,
          status = case when o.remaining - v.count = 0 then 'FILLED' else 'PARTIAL' end,
          updated_at = now()
-       from unnest(?::uuid[], ?::numeric[]) as v (id, count)
+       from jsonb_to_recordset(${part('maker_fills')}) as v (id uuid, count numeric)
        where o.id = v.id
        returning o.*
      ),
@@ -567,38 +458,37 @@ export const PERSIST_CHANGES = `with
          status = 'CANCELLED',
          cancel_reason = v.reason,
          updated_at = now()
-       from unnest(?::uuid[], ?::text[]) as v (id, reason)
+       from jsonb_to_recordset(${part('cancels')}) as v (id uuid, reason text)
        join orders old on old.id = v.id
        where o.id = v.id and o.${LIVE}
        returning o.*, old.remaining::text as removed
      ),
      decreased as (
        update orders o set cancelled = o.cancelled + (o.remaining - v.remaining), remaining = v.remaining, updated_at = now()
-       from unnest(?::uuid[], ?::numeric[]) as v (id, remaining)
+       from jsonb_to_recordset(${part('decreases')}) as v (id uuid, remaining numeric)
        join orders old on old.id = v.id
        where o.id = v.id and o.${LIVE}
        returning o.*, (old.remaining - o.remaining)::text as removed
      ),
      t as (
-       insert into trades (market_id, yes_price, count, taker_side, maker_order_id, taker_order_id, kind)
-       select v.market_id, v.yes_price, v.count, v.taker_side, v.maker_order_id, v.taker_order_id, v.kind
-         from unnest(?::bigint[], ?::numeric[], ?::numeric[], ?::text[], ?::uuid[], ?::uuid[], ?::text[])
-              with ordinality as v (market_id, yes_price, count, taker_side, maker_order_id, taker_order_id, kind, ord)
-        order by v.ord
+       insert into trades (${columnList(TRADES_INSERTED)})
+       select ${columnList(TRADES_INSERTED, 'v')}
+         from jsonb_populate_recordset(null::trades, ${part('trades')}) with ordinality as v
+        order by v.ordinality
        returning trades.id
      ),
      tn as (select t.id, row_number() over (order by t.id) - 1 as ord from t),
      fi as (
-       insert into fills (trade_id, order_id, account_id, market_id, side, action, price, count, role)
-       select tn.id, v.order_id, v.account_id, v.market_id, v.side, v.action, v.price, v.count, v.role
-         from unnest(?::int[], ?::uuid[], ?::uuid[], ?::bigint[], ?::text[], ?::text[], ?::numeric[], ?::numeric[], ?::text[])
-              with ordinality as v (trade, order_id, account_id, market_id, side, action, price, count, role, ord)
-         join tn on tn.ord = v.trade
-        order by v.ord
+       insert into fills (${columnList(FILLS_INSERTED)})
+       select ${columnList(FILLS_INSERTED, 'v', { trade_id: 'tn.id' })}
+         from jsonb_array_elements(${part('fills')}) with ordinality as e (fill, ord)
+        cross join lateral jsonb_populate_record(null::fills, e.fill) as v
+         join tn on tn.ord = (e.fill ->> 'trade')::int
+        order by e.ord
        returning fills.id, fills.trade_id, fills.role
      ),
      pv as (
-       select * from unnest(?::uuid[], ?::bigint[], ?::text[], ?::numeric[], ?::numeric[]) as v (account_id, market_id, side, shares, reserved)
+       select * from jsonb_to_recordset(${part('positions')}) as v (account_id uuid, market_id bigint, side text, shares numeric, reserved numeric)
      ),
      pu as (
        update positions p set shares = p.shares + v.shares, reserved = p.reserved + v.reserved, updated_at = now()
@@ -607,26 +497,26 @@ export const PERSIST_CHANGES = `with
        returning p.account_id, p.market_id, p.side
      ),
      pi as (
-       insert into positions (account_id, market_id, side, shares, reserved)
-       select v.account_id, v.market_id, v.side, v.shares, v.reserved
+       insert into positions (${columnList(POSITIONS_INSERTED)})
+       select ${columnList(POSITIONS_INSERTED, 'v')}
          from pv v
         where not exists (select 1 from positions p where p.market_id = v.market_id and p.account_id = v.account_id and p.side = v.side)
        returning 1
      ),
      bal as (
        update balances b set cash = b.cash + v.cash, reserved = b.reserved + v.reserved
-         from unnest(?::uuid[], ?::numeric[], ?::numeric[]) as v (user_id, cash, reserved)
+         from jsonb_to_recordset(${part('balances')}) as v (user_id uuid, cash numeric, reserved numeric)
         where b.user_id = v.user_id
        returning 1
      ),
      led as (
-       insert into ledger_entries (user_id, amount, reserved_change, kind, reference, market_id)
-       select v.user_id, v.amount, v.reserved_change, v.kind, coalesce(v.reference, fi.id::text), v.market_id
-         from unnest(?::uuid[], ?::numeric[], ?::numeric[], ?::text[], ?::text[], ?::int[], ?::text[], ?::bigint[])
-              with ordinality as v (user_id, amount, reserved_change, kind, reference, trade, role, market_id, ord)
-         left join tn on tn.ord = v.trade
-         left join fi on fi.trade_id = tn.id and fi.role = v.role
-        order by v.ord
+       insert into ledger_entries (${columnList(LEDGER_ENTRIES_INSERTED)})
+       select ${columnList(LEDGER_ENTRIES_INSERTED, 'v', { reference: 'coalesce(v.reference, fi.id::text)' })}
+         from jsonb_array_elements(${part('ledger')}) with ordinality as e (entry, ord)
+        cross join lateral jsonb_populate_record(null::ledger_entries, e.entry) as v
+         left join tn on tn.ord = (e.entry ->> 'trade')::int
+         left join fi on fi.trade_id = tn.id and fi.role = e.entry ->> 'role'
+        order by e.ord
        returning 1
      ),
      ms as (
@@ -634,100 +524,97 @@ export const PERSIST_CHANGES = `with
          volume = m.volume + v.volume,
          liquidity = m.liquidity + v.liquidity,
          open_interest = m.open_interest + v.open_interest,
-         last_yes_price = case when v.has_last then v.last_yes else m.last_yes_price end,
-         last_no_price = case when v.has_last then v.last_no else m.last_no_price end
-       from unnest(?::bigint[], ?::numeric[], ?::numeric[], ?::numeric[], ?::boolean[], ?::numeric[], ?::numeric[])
-            as v (id, volume, liquidity, open_interest, has_last, last_yes, last_no)
+         last_yes_price = case when v.has_last then v.last_yes_price else m.last_yes_price end,
+         last_no_price = case when v.has_last then v.last_no_price else m.last_no_price end
+       from jsonb_to_recordset(${part('markets')})
+            as v (id bigint, volume numeric, liquidity numeric, open_interest numeric, has_last boolean, last_yes_price numeric, last_no_price numeric)
        where m.id = v.id
        returning m.id, m.volume, m.open_interest, m.last_yes_price
      )
-     select 'placed' as q_kind, i.*, null::text as q_removed, null::json as q_meta from ins i
+     select 'placed' as change, i.*, null::text as removed, null::json as written from ins i
      union all select 'filled', f.*, null, null from filled f
-     union all select 'cancelled', c.*, null from cancelled c
+     union all select 'cancelled', x.*, null from cancelled x
      union all select 'decreased', d.*, null from decreased d
-     union all select 'meta', (null::orders).*, null, json_build_object(
-       'trades', (select json_agg(tn.id::text order by tn.ord) from tn),
-       'fills', (select json_agg(json_build_array(fi.trade_id::text, fi.role, fi.id::text)) from fi),
-       'figures', (select json_agg(json_build_array(ms.id::text, ms.volume::text, ms.open_interest::text, ms.last_yes_price::text)) from ms)
+     union all select 'written', (null::orders).*, null, json_build_object(
+       'trade_ids', coalesce((select json_agg(tn.id::text order by tn.ord) from tn), '[]'),
+       'fills', coalesce((select json_agg(json_build_object('trade_id', fi.trade_id::text, 'role', fi.role, 'id', fi.id::text)) from fi), '[]'),
+       'figures', coalesce((select json_agg(json_build_object('id', ms.id::text, 'volume', ms.volume::text, 'open_interest', ms.open_interest::text,
+                                                              'last_yes_price', ms.last_yes_price::text)) from ms), '[]')
      )`;
 
+/** persistChanges' parameter: a list of named records per change, decimals as strings. */
+interface PersistedChanges {
+  orders: readonly NewOrderRow[];
+  maker_fills: ReadonlyArray<{ id: string; count: string }>;
+  cancels: ReadonlyArray<{ id: string; reason: string }>;
+  decreases: ReadonlyArray<{ id: string; remaining: string }>;
+  trades: readonly NewTrade[];
+  /** `trade`: the index of the fill's trade in `trades`. */
+  fills: ReadonlyArray<Omit<NewFill, 'trade_id'> & { trade: number }>;
+  /** Changes of positions (added; a position that does not exist is inserted with them). */
+  positions: ReadonlyArray<{ account_id: string; market_id: string; side: OrderSide; shares: string; reserved: string }>;
+  /** Changes of balances (added). */
+  balances: ReadonlyArray<{ user_id: string; cash: string; reserved: string }>;
+  /** `reference` null: the id of the fill of (trade index, role), as text. */
+  ledger: ReadonlyArray<NewLedgerEntry & { trade: number | null; role: FillRole | null }>;
+  /** Changes of the markets' figures (added); the last prices are set when has_last. */
+  markets: ReadonlyArray<{ id: string; volume: string; liquidity: string; open_interest: string; has_last: boolean; last_yes_price: string | null; last_no_price: string | null }>;
+}
+
+/** A row of persistChanges' result: an order changed, or (`written`) the ids and figures of the rest. */
+type PersistedRow = OrdersRow & {
+  change: 'placed' | 'filled' | 'cancelled' | 'decreased' | 'written';
+  removed: string | null;
+  written: {
+    trade_ids: string[];
+    fills: Array<{ trade_id: string; role: FillRole; id: string }>;
+    figures: Array<{ id: string } & MarketFiguresRow>;
+  } | null;
+};
+
 /**
- * Writes everything a trading transaction changes in one statement (data-modifying CTEs; the rows and
- * constraints are those of insertOrder, fillOrders, cancelOrders, decreaseOrder, insertTrades, insertFills,
- * applyPositionChanges, applyBalanceChanges, insertLedgerEntries and updateMarketStats did one statement
- * each). Each CTE touches different rows (every CTE runs, read or not); foreign keys are checked at the end
- * of the statement. Positions: rows that exist are updated, the others inserted (not INSERT ... ON
- * CONFLICT: CHECK constraints are tested on the proposed row, delta included, before the conflict is
- * detected); positions of a market change only under its lock, so this cannot race. A named (prepared)
+ * Writes everything a trading transaction changes in one statement (data-modifying CTEs), its one parameter
+ * a JSON object of named records. Each CTE touches different rows (every CTE runs, read or not); foreign keys
+ * are checked at the end of the statement. Positions: rows that exist are updated, the others inserted (not
+ * INSERT ... ON CONFLICT: CHECK constraints are tested on the proposed row, delta included, before the
+ * conflict is detected); positions of a market change only under its lock, so this cannot race. The changed
+ * orders come back as rows (so that pg types their columns), told apart by `change`. A named (prepared)
  * statement: planned once per connection, not on every trading transaction.
  */
 export async function persistChanges(db: Queryable, w: TradingWrites): Promise<TradingWritten> {
-  const ledgerRef = (r: TradingWrites['ledger'][number]['reference']) => (typeof r === 'string' ? r : null);
-  const result = await db.raw<{ rows: Array<ChangedOrderRow & { q_kind: string; q_removed: string | null; q_meta: { trades: string[] | null; fills: Array<[string, string, string]> | null; figures: Array<[string, string, string, string | null]> | null } | null }> }>(
-    PERSIST_CHANGES,
-    [
-      JSON.stringify(w.orders),
-      w.makerFills.map((f) => f.id),
-      w.makerFills.map((f) => f.count),
-      w.cancels.map((c) => c.id),
-      w.cancels.map((c) => c.reason),
-      w.decreases.map((d) => d.id),
-      w.decreases.map((d) => d.remaining),
-      w.trades.map((t) => t.market_id),
-      w.trades.map((t) => t.yes_price),
-      w.trades.map((t) => t.count),
-      w.trades.map((t) => t.taker_side),
-      w.trades.map((t) => t.maker_order_id),
-      w.trades.map((t) => t.taker_order_id),
-      w.trades.map((t) => t.kind),
-      w.fills.map((f) => f.trade),
-      w.fills.map((f) => f.order_id),
-      w.fills.map((f) => f.account_id),
-      w.fills.map((f) => f.market_id),
-      w.fills.map((f) => f.side),
-      w.fills.map((f) => f.action),
-      w.fills.map((f) => f.price),
-      w.fills.map((f) => f.count),
-      w.fills.map((f) => f.role),
-      w.positions.map((p) => p.accountId),
-      w.positions.map((p) => p.marketId),
-      w.positions.map((p) => p.side),
-      w.positions.map((p) => p.shares),
-      w.positions.map((p) => p.reserved),
-      w.balances.map((b) => b.accountId),
-      w.balances.map((b) => b.cash),
-      w.balances.map((b) => b.reserved),
-      w.ledger.map((l) => l.user_id),
-      w.ledger.map((l) => l.amount),
-      w.ledger.map((l) => l.reserved_change),
-      w.ledger.map((l) => l.kind),
-      w.ledger.map((l) => ledgerRef(l.reference)),
-      w.ledger.map((l) => (typeof l.reference === 'string' ? null : l.reference.trade)),
-      w.ledger.map((l) => (typeof l.reference === 'string' ? null : l.reference.role)),
-      w.ledger.map((l) => l.market_id),
-      w.markets.map((m) => m.marketId),
-      w.markets.map((m) => m.volume),
-      w.markets.map((m) => m.liquidity),
-      w.markets.map((m) => m.openInterest),
-      w.markets.map((m) => m.lastYesPrice !== undefined),
-      w.markets.map((m) => m.lastYesPrice ?? null),
-      w.markets.map((m) => m.lastNoPrice ?? null),
-    ] as never,
-  ).options({ name: 'dots_trading_persist' });
-  const strip = <T extends { q_kind?: string; q_removed?: string | null; q_meta?: unknown }>(r: T) => {
-    const { q_kind: _k, q_removed: _r, q_meta: _m, ...row } = r;
-    return row;
+  const changes: PersistedChanges = {
+    orders: w.orders,
+    maker_fills: w.makerFills,
+    cancels: w.cancels,
+    decreases: w.decreases,
+    trades: w.trades,
+    fills: w.fills,
+    positions: w.positions.map((p) => ({ account_id: p.accountId, market_id: p.marketId, side: p.side, shares: p.shares, reserved: p.reserved })),
+    balances: w.balances.map((b) => ({ user_id: b.accountId, cash: b.cash, reserved: b.reserved })),
+    ledger: w.ledger.map(({ reference, ...entry }) =>
+      typeof reference === 'string' ? { ...entry, reference, trade: null, role: null } : { ...entry, reference: null, trade: reference.trade, role: reference.role },
+    ),
+    markets: w.markets.map((m) => ({
+      id: m.marketId,
+      volume: m.volume,
+      liquidity: m.liquidity,
+      open_interest: m.openInterest,
+      has_last: m.lastYesPrice !== undefined,
+      last_yes_price: m.lastYesPrice ?? null,
+      last_no_price: m.lastNoPrice ?? null,
+    })),
   };
+  const result = await db.raw<{ rows: PersistedRow[] }>(PERSIST_CHANGES, [JSON.stringify(changes)]).options({ name: 'dots_trading_persist' });
   const out: TradingWritten = { placed: [], filled: [], cancelled: [], decreased: [], tradeIds: [], fillIds: new Map(), figures: new Map() };
-  for (const r of result.rows) {
-    if (r.q_kind === 'placed') out.placed.push(strip(r) as ChangedOrderRow);
-    else if (r.q_kind === 'filled') out.filled.push(strip(r) as ChangedOrderRow);
-    else if (r.q_kind === 'cancelled') out.cancelled.push({ ...(strip(r) as ChangedOrderRow), removed: r.q_removed! } as BookRemovalRow);
-    else if (r.q_kind === 'decreased') out.decreased.push({ ...(strip(r) as ChangedOrderRow), removed: r.q_removed! } as BookRemovalRow);
-    else if (r.q_kind === 'meta' && r.q_meta) {
-      out.tradeIds = r.q_meta.trades ?? [];
-      for (const [tradeId, role, id] of r.q_meta.fills ?? []) out.fillIds.set(`${tradeId}:${role}`, id);
-      for (const [id, volume, openInterest, last] of r.q_meta.figures ?? []) out.figures.set(id, { volume, open_interest: openInterest, last_yes_price: last });
+  for (const { change, removed, written, ...order } of result.rows) {
+    if (change === 'placed') out.placed.push(order);
+    else if (change === 'filled') out.filled.push(order);
+    else if (change === 'cancelled') out.cancelled.push({ ...order, removed: removed! });
+    else if (change === 'decreased') out.decreased.push({ ...order, removed: removed! });
+    else if (written) {
+      out.tradeIds = written.trade_ids;
+      for (const f of written.fills) out.fillIds.set(`${f.trade_id}:${f.role}`, f.id);
+      for (const { id, ...figures } of written.figures) out.figures.set(id, figures);
     }
   }
   return out;
