@@ -51,7 +51,7 @@ export async function applySqlFunctions(connection: SqlConnection): Promise<stri
       await connection.query(f.sql);
       await connection.query(
         `insert into db_functions (name, checksum) values ($1, $2)
-         on conflict (name) do update set checksum = excluded.checksum, applied_at = now()`,
+         on conflict (name) do update set checksum = excluded.checksum`,
         [f.name, f.checksum],
       );
     }

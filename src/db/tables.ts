@@ -42,6 +42,9 @@ export interface OrdersRow {
   updated_at: Date;
 }
 
+/** The orders that rest in the book (a condition on `orders`). */
+export const LIVE = `status in ('OPEN', 'PARTIAL')`;
+
 export const ORDERS_INSERTED = [
   'id', 'account_id', 'market_id', 'side', 'action', 'price', 'count', 'remaining', 'filled', 'cancelled', 'status', 'time_in_force',
   'post_only', 'reduce_only', 'client_order_id', 'builder_code', 'expiration_ts', 'sequence', 'cancel_reason',

@@ -10,8 +10,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     create table db_functions (
       name text primary key,
-      checksum text not null,
-      applied_at timestamptz not null default now()
+      checksum text not null
     )`);
 }
 

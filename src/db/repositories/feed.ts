@@ -1,6 +1,6 @@
 import type { Db, Queryable } from '../knex.js';
-import type { BookSide, FeedEventsRow } from '../tables.js';
-import { bookLevels, LIVE, type MarketFiguresRow } from './trading.js';
+import { LIVE, type BookSide, type FeedEventsRow } from '../tables.js';
+import { bookLevels, type MarketFiguresRow } from './trading.js';
 
 /**
  * The real-time feed's outbox (feed_events, feed_sequences): records written inside trading transactions,
