@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../knex.js';
+import type { MarketRow } from '../rows.js';
 import {
   LIVE,
   type BalancesRow,
@@ -21,12 +22,8 @@ import {
 
 const utc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-export interface TradingMarketRow {
-  id: string;
-  ticker: string;
-  event_id: string;
-  status: 'ACTIVE' | 'CLOSED' | 'RESOLVED';
-}
+/** What trading reads of a market. */
+export type TradingMarketRow = Pick<MarketRow, 'id' | 'ticker' | 'event_id' | 'status'>;
 
 /**
  * An order as read back: its row (but for the columns generated from side, action and price, which views
