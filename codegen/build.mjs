@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,6 +70,8 @@ rmSync(next, { recursive: true, force: true });
 await run(bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', next]);
 // tsc copies no JavaScript: the precompiled request validators go beside the modules that require them.
 copyFileSync(path.join(root, 'src/generated/request-validators.cjs'), path.join(next, 'generated/request-validators.cjs'));
+// Nor SQL: the SQL functions' bodies, read at startup by src/db/sql-functions.ts from the folder beside it.
+cpSync(path.join(root, 'src/db/functions'), path.join(next, 'db/functions'), { recursive: true });
 writeFileSync(path.join(next, path.basename(stamp)), `${hash}\n`);
 rmSync(dist, { recursive: true, force: true });
 renameSync(next, dist);

@@ -48,8 +48,11 @@ const MAGIC = Buffer.from('DOTS-EXCHANGE-BACKUP\n');
 /** Frames are at most this long, so that a damaged length cannot make a restore buffer the whole file. */
 export const MAX_FRAME = 1024 * 1024;
 const MAX_HEADER = 64 * 1024 * 1024;
-/** Tables of knex's migration bookkeeping: the migrations make them, and a restore fills them by migrating. */
-const KNEX_TABLE = /^knex_migrations/;
+/**
+ * Tables of the migrations' bookkeeping (knex's, and the SQL functions' checksums): the migrations make them,
+ * and a restore fills them by migrating.
+ */
+const BOOKKEEPING_TABLE = /^(knex_migrations|db_functions$)/;
 /**
  * The same text for every value on both sides, whatever the server's defaults: ISO dates with their offset,
  * floats that read back exactly, UTF-8.
@@ -224,7 +227,7 @@ async function applicationTables(client: pg.Client): Promise<Array<{ name: strin
      where c.relnamespace = 'public'::regnamespace and c.relkind = 'r'
        and not exists (select 1 from pg_depend d where d.classid = 'pg_class'::regclass and d.objid = c.oid and d.deptype = 'e')
      order by c.relname`);
-  return rows.filter((row) => !KNEX_TABLE.test(row.name));
+  return rows.filter((row) => !BOOKKEEPING_TABLE.test(row.name));
 }
 
 async function appliedMigrations(client: pg.Client): Promise<string[]> {
@@ -252,7 +255,7 @@ async function readHeader(client: pg.Client): Promise<BackupHeader> {
     await client.query<{ name: string }>(`select relname::text as name from pg_class where relnamespace = 'public'::regnamespace and relkind = 'S' order by relname`)
   ).rows
     .map((row) => row.name)
-    .filter((name) => !KNEX_TABLE.test(name));
+    .filter((name) => !BOOKKEEPING_TABLE.test(name));
   const sequences: SequenceEntry[] = [];
   for (const name of sequenceNames) {
     // A sequence is outside the snapshot: this is its position now, at or past every value the snapshot's rows took.

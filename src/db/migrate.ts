@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { migrations } from './migrations/index.js';
+import { applySqlFunctions } from './sql-functions.js';
 
 /** Any fixed number: the advisory lock that lets several instances start against one database at once. */
 const MIGRATION_LOCK_KEY = 7_300_451_001;
@@ -20,7 +21,9 @@ function sourceOf(count = migrations.length): Knex.MigrationSource<string> {
 
 /**
  * Brings the schema up to date (or, `upTo`, to its first `upTo` migrations: a restore loads a backup into the
- * schema it was made from). Instances starting together wait for each other on an advisory lock.
+ * schema it was made from), then, once every migration has run, the SQL functions whose files changed
+ * (sql-functions.ts). Instances starting together wait for each other on an advisory lock. Returns the
+ * migrations applied.
  */
 export async function migrateLatest(db: Knex, upTo?: number): Promise<string[]> {
   const connection = await db.client.acquireConnection();
@@ -28,6 +31,7 @@ export async function migrateLatest(db: Knex, upTo?: number): Promise<string[]> 
     await connection.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
       const [, applied] = (await db.migrate.latest({ migrationSource: sourceOf(upTo) })) as [number, string[]];
+      if (upTo === undefined || upTo >= migrations.length) await applySqlFunctions(connection);
       return applied;
     } finally {
       await connection.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);

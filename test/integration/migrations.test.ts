@@ -4,6 +4,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/knex.js';
 import { migrateLatest, rollbackAll } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
+import { sqlFunctions } from '../../src/db/sql-functions.js';
 
 const { serverUrl } = inject('testDatabase');
 const opened: Db[] = [];
@@ -44,5 +45,26 @@ describe('migrations', () => {
     const tables = await db.raw("select count(*)::int as n from information_schema.tables where table_schema = 'public' and table_name not like 'knex_%'");
     expect(tables.rows[0].n).toBe(0);
     expect(await migrateLatest(db)).toEqual(migrations.map((m) => m.name));
+  });
+
+  it('create every SQL function from its file, and again when the file changed since or the function is missing', async () => {
+    const db = open(await emptyDatabase());
+    await migrateLatest(db);
+    const files = sqlFunctions();
+    expect(files.length).toBeGreaterThan(20);
+    expect(await db('db_functions').orderBy('name').pluck('checksum')).toEqual(files.map((f) => f.checksum));
+    const body = async (name: string) => (await db.raw('select prosrc from pg_proc where proname = ?', [name])).rows.map((r: { prosrc: string }) => r.prosrc);
+
+    // A file changed since it was applied (here: the body, and the checksum recorded for an older file).
+    await db.raw(`create or replace function feed_append_records(p_market_ids bigint[], p_events text[], p_accounts text[]) returns text language sql as $$ select 'old' $$`);
+    const unchanged = await migrateLatest(db);
+    expect(await body('feed_append_records')).toEqual([" select 'old' "]);
+    await db('db_functions').where({ name: 'feed_append_records' }).update({ checksum: 'older' });
+    // A function missing.
+    await db.raw('drop function placements_begin(text[], bigint[], json)');
+    expect([unchanged, await migrateLatest(db)]).toEqual([[], []]);
+    expect((await body('feed_append_records'))[0]).toContain('insert into feed_events');
+    expect(await body('placements_begin')).toHaveLength(1);
+    expect(await db('db_functions').orderBy('name').pluck('checksum')).toEqual(files.map((f) => f.checksum));
   });
 });

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 
 /**
- * Order sessions (specification 2.3 and the heartbeat table of section 3): a maker's heartbeat keeps its
- * session alive; when a session expires, every resting order of its account is cancelled.
+ * Order sessions: a maker's heartbeat keeps its session alive; when a session expires, every resting order
+ * of its account is cancelled.
  *
  * - One row per session. `expires_at` is always `last_seen_at` + `timeout_seconds`; a renewal moves both.
  * - `cancelled_at` is set once, by whoever expires the session (the sweep, or a call that finds it past

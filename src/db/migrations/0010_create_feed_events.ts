@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 
 /**
- * The real-time feed's outbox (DESIGN.md "Running", "Real-time"; src/domain/feed/).
+ * The real-time feed's outbox (src/domain/feed/): what each trading transaction changed, per market, for
+ * every process's WebSocket clients.
  *
  * - `feed_sequences`: per market, the sequence number of its latest feed record. A trading transaction
  *   increments it while it holds the market's row lock, so a market's records are numbered in commit

@@ -1,11 +1,28 @@
 import type { Db, Queryable } from '../knex.js';
-import type { BookSnapshot, FeedEvents, FeedRecord, MarketFigures } from '../../domain/feed/types.js';
-import { bookLevels, LIVE } from './trading.js';
+import { LIVE, type BookSide, type FeedEventsRow } from '../tables.js';
+import { bookLevels, type MarketFiguresRow } from './trading.js';
 
 /**
- * The real-time feed's outbox (migration 0010): records written inside trading transactions, read back in
- * order by every process's listener, pruned by age.
+ * The real-time feed's outbox (feed_events, feed_sequences): records written inside trading transactions,
+ * read back in order by every process's listener, pruned by age. A record's events are JSON the service
+ * builds and reads: stored and returned whole, never looked into here.
  */
+
+/** One outbox record as read back. */
+export interface FeedRecordRead<Events> {
+  marketId: string;
+  seq: number;
+  ticker: string;
+  events: Events;
+  createdAt: Date;
+}
+
+/** A market's book, figures and feed sequence number, read from one snapshot. */
+export interface BookSnapshotRead {
+  seq: number;
+  levels: Array<{ book_side: BookSide; yes_price: string; count: string }>;
+  figures: MarketFiguresRow;
+}
 
 /**
  * The NOTIFY channel. The payload lists the records a transaction wrote, `market_id:seq:accounts` joined by
@@ -21,14 +38,14 @@ export interface SqlClient {
 
 /**
  * Writes one record per entry inside the caller's trading transaction (which holds the row locks of these
- * markets), by one call of feed_append_records (migrations 0011, 0013): each market's sequence is
+ * markets), by one call of feed_append_records (src/db/functions/feed_append_records.sql): each market's sequence is
  * incremented (several entries of one market are numbered in order) and the record stores the events as the
  * service built them. Returns the notification items (`market_id:seq:accounts,...`, null when nothing was
  * written) for the caller to send with a FeedNotifier once the transaction has committed: the transaction
  * does not NOTIFY itself, since one that does commits under a global lock (trading transactions would commit
  * one at a time). Kept small on purpose: it runs while the markets are locked.
  */
-export async function appendFeedRecords(db: Queryable, entries: ReadonlyArray<{ marketId: string; events: FeedEvents; accounts: readonly string[] | '*' }>): Promise<string | null> {
+export async function appendFeedRecords(db: Queryable, entries: ReadonlyArray<{ marketId: string; events: unknown; accounts: readonly string[] | '*' }>): Promise<string | null> {
   if (entries.length === 0) return null;
   const result = await db
     .raw<{ rows: Array<{ payload: string | null }> }>('select feed_append_records(?::bigint[], ?::text[], ?::text[]) as payload', [
@@ -106,21 +123,13 @@ export class FeedNotifier {
   }
 }
 
-interface RecordRow {
-  market_id: string;
-  seq: string;
-  ticker: string;
-  events: FeedEvents;
-  created_at: Date;
-}
-
 /**
  * Records of these markets after the given sequence numbers, in sequence order per market (at most
  * `limit`; call again for the rest).
  */
-export async function readFeedEvents(client: SqlClient, after: ReadonlyArray<readonly [string, number]>, limit: number): Promise<FeedRecord[]> {
+export async function readFeedEvents<Events>(client: SqlClient, after: ReadonlyArray<readonly [string, number]>, limit: number): Promise<Array<FeedRecordRead<Events>>> {
   if (after.length === 0) return [];
-  const { rows } = await client.query<RecordRow>(
+  const { rows } = await client.query<FeedEventsRow<Events>>(
     `select f.market_id::text as market_id, f.seq::text as seq, f.ticker, f.events, f.created_at
        from unnest($1::bigint[], $2::bigint[]) as c (market_id, after_seq)
        join feed_events f on f.market_id = c.market_id and f.seq > c.after_seq
@@ -149,12 +158,12 @@ export async function feedSequences(client: SqlClient): Promise<Array<[string, n
  * Orders past their expiry but not yet swept are included: the sweep's cancel, a record after `seq`,
  * removes them.
  */
-export async function bookSnapshot(db: Db, marketId: string): Promise<BookSnapshot> {
+export async function bookSnapshot(db: Db, marketId: string): Promise<BookSnapshotRead> {
   return db.transaction(
     async (tx) => {
       const row = await tx('feed_sequences').where({ market_id: marketId }).first('seq');
       const levels = await bookLevels(tx, marketId, new Date(0));
-      const figures: MarketFigures = await tx('markets').where({ id: marketId }).first('last_yes_price', 'volume', 'open_interest');
+      const figures: MarketFiguresRow = await tx('markets').where({ id: marketId }).first('last_yes_price', 'volume', 'open_interest');
       return { seq: row ? Number(row.seq) : 0, levels, figures };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
@@ -165,19 +174,19 @@ export async function bookSnapshot(db: Db, marketId: string): Promise<BookSnapsh
  * bookSnapshot for many markets at once, from one database snapshot and three queries whatever their number
  * (a subscription naming 100 markets, or concurrent subscribers of one market, cost one read).
  */
-export async function bookSnapshots(db: Db, marketIds: readonly string[]): Promise<Map<string, BookSnapshot>> {
+export async function bookSnapshots(db: Db, marketIds: readonly string[]): Promise<Map<string, BookSnapshotRead>> {
   const ids = [...new Set(marketIds)];
   if (ids.length === 0) return new Map();
   return db.transaction(
     async (tx) => {
       const seqs: Array<{ market_id: string; seq: string }> = await tx('feed_sequences').whereIn('market_id', ids).select(tx.raw('market_id::text as market_id'), tx.raw('seq::text as seq'));
-      const levels: Array<{ market_id: string; book_side: 'bid' | 'ask'; yes_price: string; count: string }> = await tx('orders')
+      const levels: Array<{ market_id: string; book_side: BookSide; yes_price: string; count: string }> = await tx('orders')
         .whereIn('market_id', ids)
         .whereRaw(LIVE)
         .groupBy('market_id', 'book_side', 'yes_price')
         .select(tx.raw('market_id::text as market_id'), 'book_side', 'yes_price', tx.raw('sum(remaining)::text as count'));
-      const figures: Array<MarketFigures & { id: string }> = await tx('markets').whereIn('id', ids).select(tx.raw('id::text as id'), 'last_yes_price', 'volume', 'open_interest');
-      const snapshots = new Map<string, BookSnapshot>();
+      const figures: Array<MarketFiguresRow & { id: string }> = await tx('markets').whereIn('id', ids).select(tx.raw('id::text as id'), 'last_yes_price', 'volume', 'open_interest');
+      const snapshots = new Map<string, BookSnapshotRead>();
       for (const row of figures) {
         const { id, ...rest } = row;
         snapshots.set(id, { seq: 0, levels: [], figures: rest });

@@ -79,7 +79,7 @@ export async function findMarketByTicker(db: Queryable, ticker: string): Promise
   return findMarketView(db, { ticker });
 }
 
-/** The fields of a nested market summary (specification 2.5), and the event it belongs to. */
+/** The fields of the market summary nested in an event (id, ticker, title, status, prices, volume, liquidity), and its event. */
 export type MarketSummaryRow = Pick<MarketView, 'id' | 'ticker' | 'event_id' | 'event_ticker' | 'title' | 'status' | 'last_yes_price' | 'last_no_price' | 'volume' | 'liquidity'>;
 
 /** The market summaries of these events, by event then oldest first (id); only the summary's columns are read. */

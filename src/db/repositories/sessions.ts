@@ -1,4 +1,5 @@
 import type { Queryable } from '../knex.js';
+import type { NewOrderSession, OrderSessionsRow, OrderStatusColumn } from '../tables.js';
 
 /**
  * Queries of order sessions (heartbeats) and order scoring. Decimal columns travel as strings (never
@@ -11,24 +12,8 @@ import type { Queryable } from '../knex.js';
 
 const LIVE = `status in ('OPEN', 'PARTIAL')`;
 
-export interface OrderSessionRow {
-  id: string;
-  account_id: string;
-  timeout_seconds: number;
-  last_seen_at: Date;
-  expires_at: Date;
-  cancelled_at: Date | null;
-  cancelled_count: number;
-  created_at: Date;
-}
-
-export interface NewOrderSession {
-  id: string;
-  account_id: string;
-  timeout_seconds: number;
-  last_seen_at: Date;
-  expires_at: Date;
-}
+/** A row of order_sessions, as its callers name it. */
+export type OrderSessionRow = OrderSessionsRow;
 
 export async function insertSession(db: Queryable, session: NewOrderSession): Promise<OrderSessionRow> {
   const [row] = await db<OrderSessionRow>('order_sessions').insert(session).returning('*');
@@ -88,7 +73,7 @@ export async function lockNextExpiredSession(db: Queryable, now: Date): Promise<
 export interface ScoringOrderRow {
   id: string;
   market_id: string;
-  status: 'OPEN' | 'PARTIAL' | 'FILLED' | 'CANCELLED';
+  status: OrderStatusColumn;
   remaining: string;
   yes_price: string;
   expiration_ts: Date | null;

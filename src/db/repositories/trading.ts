@@ -1,129 +1,44 @@
 import type { Db, Queryable } from '../knex.js';
+import type { MarketRow } from '../rows.js';
+import {
+  LIVE,
+  type BalancesRow,
+  type BookSide,
+  type FillsRow,
+  type NewSettlement,
+  type OrderSide,
+  type OrdersRow,
+  type PositionsRow,
+  type SettlementsRow,
+  type TradesRow,
+} from '../tables.js';
 
 /**
  * Queries of trading: orders, fills, trades, positions, balances, settlements and the ledger.
  * Decimal columns travel as strings both ways (never JavaScript numbers); the service converts them
- * to exact units (money.ts). Writes that change several rows take arrays and run as one statement.
+ * to exact units (money.ts). The row types are in tables.ts. A trading transaction's writes run as one
+ * statement (persistChanges) taking named records as JSON.
  */
 
-export const LIVE = `status in ('OPEN', 'PARTIAL')`;
 const utc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-export type OrderSide = 'yes' | 'no';
-export type OrderActionColumn = 'buy' | 'sell';
-export type OrderStatusColumn = 'OPEN' | 'PARTIAL' | 'FILLED' | 'CANCELLED';
+/** What trading reads of a market. */
+export type TradingMarketRow = Pick<MarketRow, 'id' | 'ticker' | 'event_id' | 'status'>;
 
-export interface TradingMarketRow {
-  id: string;
+/**
+ * An order as read back: its row (but for the columns generated from side, action and price, which views
+ * derive themselves), its market's ticker and the sort key of its cursors.
+ */
+export interface OrderRow extends Omit<OrdersRow, 'book_side' | 'yes_price'> {
   ticker: string;
-  event_id: string;
-  status: 'ACTIVE' | 'CLOSED' | 'RESOLVED';
-}
-
-export interface NewOrderRow {
-  id: string;
-  account_id: string;
-  market_id: string;
-  side: OrderSide;
-  action: OrderActionColumn;
-  price: string;
-  count: string;
-  remaining: string;
-  filled: string;
-  cancelled: string;
-  status: OrderStatusColumn;
-  time_in_force: 'GTC' | 'IOC' | 'FOK';
-  post_only: boolean;
-  reduce_only: boolean;
-  client_order_id: string;
-  builder_code: string;
-  expiration_ts: Date | null;
-  sequence: string;
-  cancel_reason: string | null;
-}
-
-/** An order as read back: the stored columns, its market's ticker and the sort key of its cursors. */
-export interface OrderRow extends NewOrderRow {
-  ticker: string;
-  created_at: Date;
-  updated_at: Date;
   /** created_at with microseconds, for cursors. */
   sort_created_at: string;
 }
 
-export interface BalanceRow {
-  user_id: string;
-  cash: string;
-  reserved: string;
-}
-
-export interface PositionRow {
-  id: string;
-  account_id: string;
-  market_id: string;
-  ticker: string;
-  side: OrderSide;
-  shares: string;
-  reserved: string;
-  updated_at: Date;
-}
-
-export interface FillRow {
-  id: string;
-  order_id: string;
-  market_id: string;
-  ticker: string;
-  side: OrderSide;
-  action: OrderActionColumn;
-  price: string;
-  count: string;
-  role: 'maker' | 'taker';
-  created_at: Date;
-}
-
-export interface TradeRow {
-  id: string;
-  market_id: string;
-  ticker: string;
-  yes_price: string;
-  count: string;
-  taker_side: OrderSide;
-  created_at: Date;
-}
-
-export interface SettlementRow {
-  id: string;
-  market_id: string;
-  ticker: string;
-  result: 'yes' | 'no' | 'invalid';
-  yes_count: string;
-  no_count: string;
-  payout: string;
-  created_at: Date;
-}
-
-/**
- * The planner settings of a trading transaction, for the rest of it (SET LOCAL):
- * - generic plans, so that the named statements are planned once per connection. Left to choose, PostgreSQL
- *   re-plans the write statement (persistChanges) for nearly every call, because a plan made for the actual
- *   array sizes looks cheaper; planning it costs about as much as running it.
- * - no sequential scans. A generic plan is kept for the connection's lifetime, and one made while a table
- *   was small (a new database) joins the statement's few rows to a scan of the whole table, which grows
- *   with every order placed (a 10,000-order table scanned by every placement batch was most of its time).
- * Every statement of a trading transaction reads and writes rows by key: an index does that whatever the
- * values and the table's size.
- */
-const TRADING_PLANS = [
-  ['plan_cache_mode', 'force_generic_plan'],
-  ['enable_seqscan', 'off'],
-] as const;
-
-export async function useTradingPlans(tx: Queryable): Promise<void> {
-  await tx.raw(TRADING_PLANS.map(([name, value]) => `set local ${name} = ${value}`).join('; '));
-}
-
-/** TRADING_PLANS as select-list items (set_config(..., true) is SET LOCAL), to set them within another statement. */
-const TRADING_PLAN_SETTERS = TRADING_PLANS.map(([name, value]) => `set_config('${name}', '${value}', true)`).join(', ');
+export type PositionRow = PositionsRow & { ticker: string };
+export type FillRow = FillsRow & { ticker: string };
+export type TradeRow = TradesRow & { ticker: string };
+export type SettlementRow = SettlementsRow & { ticker: string };
 
 // --- markets
 
@@ -261,12 +176,10 @@ export async function findExpiredOrdersOfMarket(db: Queryable, marketId: string,
 }
 
 /** An order's row as a write left it (RETURNING), without the market's ticker. */
-export type ChangedOrderRow = Omit<OrderRow, 'ticker' | 'sort_created_at'>;
+export type ChangedOrderRow = OrdersRow;
 
 /** A cancelled or decreased order's row as updated, and the quantity that left the book (for the real-time feed). */
-export interface BookRemovalRow extends ChangedOrderRow {
-  book_side: 'bid' | 'ask';
-  yes_price: string;
+export interface BookRemovalRow extends OrdersRow {
   removed: string;
 }
 
@@ -297,7 +210,7 @@ export async function listOrders(
 }
 
 /** Resting quantity per YES-frame price on each side of the book, skipping orders already expired at `now`. */
-export async function bookLevels(db: Queryable, marketId: string, now: Date): Promise<Array<{ book_side: 'bid' | 'ask'; yes_price: string; count: string }>> {
+export async function bookLevels(db: Queryable, marketId: string, now: Date): Promise<Array<{ book_side: BookSide; yes_price: string; count: string }>> {
   return db('orders')
     .where({ market_id: marketId })
     .whereRaw(LIVE)
@@ -309,9 +222,9 @@ export async function bookLevels(db: Queryable, marketId: string, now: Date): Pr
 // --- balances and the ledger
 
 /** Locks the balances of these accounts in account order (the one order every transaction uses). */
-export async function lockBalances(db: Queryable, accountIds: readonly string[]): Promise<BalanceRow[]> {
+export async function lockBalances(db: Queryable, accountIds: readonly string[]): Promise<BalancesRow[]> {
   if (accountIds.length === 0) return [];
-  return db<BalanceRow>('balances')
+  return db<BalancesRow>('balances')
     .whereRaw('user_id = any(?::uuid[])', [[...accountIds]])
     .orderBy('user_id')
     .forNoKeyUpdate()
@@ -319,17 +232,8 @@ export async function lockBalances(db: Queryable, accountIds: readonly string[])
     .options({ name: 'dots_lock_balances' });
 }
 
-export async function findBalance(db: Queryable, accountId: string): Promise<BalanceRow | undefined> {
-  return db<BalanceRow>('balances').where({ user_id: accountId }).first('user_id', 'cash', 'reserved');
-}
-
-export interface NewLedgerEntry {
-  user_id: string;
-  amount: string;
-  reserved_change: string;
-  kind: string;
-  reference: string;
-  market_id: string | null;
+export async function findBalance(db: Queryable, accountId: string): Promise<BalancesRow | undefined> {
+  return db<BalancesRow>('balances').where({ user_id: accountId }).first('user_id', 'cash', 'reserved');
 }
 
 // --- positions
@@ -353,28 +257,6 @@ export async function listPositions(db: Queryable, accountId: string, marketId: 
 
 // --- trades and fills
 
-export interface NewTrade {
-  market_id: string;
-  yes_price: string;
-  count: string;
-  taker_side: OrderSide;
-  maker_order_id: string;
-  taker_order_id: string;
-  kind: string;
-}
-
-export interface NewFill {
-  trade_id: string;
-  order_id: string;
-  account_id: string;
-  market_id: string;
-  side: OrderSide;
-  action: OrderActionColumn;
-  price: string;
-  count: string;
-  role: 'maker' | 'taker';
-}
-
 export async function listFills(db: Queryable, accountId: string, marketId: string | undefined, afterId: string | undefined, limit: number): Promise<FillRow[]> {
   const q = db('fills as f').join('markets as m', 'm.id', 'f.market_id').where('f.account_id', accountId);
   if (marketId !== undefined) q.where('f.market_id', marketId);
@@ -390,15 +272,6 @@ export async function listTrades(db: Queryable, marketId: string | undefined, af
 }
 
 // --- settlements
-
-export interface NewSettlement {
-  account_id: string;
-  market_id: string;
-  result: 'yes' | 'no' | 'invalid';
-  yes_count: string;
-  no_count: string;
-  payout: string;
-}
 
 /** Inserts the settlements; returns each one's id keyed by account id. */
 export async function insertSettlements(db: Queryable, settlements: readonly NewSettlement[]): Promise<Map<string, string>> {
@@ -417,318 +290,15 @@ export async function listSettlements(db: Queryable, accountId: string, marketId
   return q.orderBy('s.id', 'desc').limit(limit).select('s.*', 'm.ticker');
 }
 
-// --- one-statement placement reads and trading writes
-
-/** A live order a placement of the batch could meet. */
-export type CrossingOrderRow = Pick<OrderRow, 'id' | 'account_id' | 'market_id' | 'side' | 'action' | 'price' | 'remaining' | 'expiration_ts' | 'sequence'>;
-
-/** One placement of a batch, as beginPlacements reads for it. */
-export interface PlacementRead {
-  ref: string;
-  accountId: string;
-  clientOrderId: string | undefined;
-  side: OrderSide;
-  sell: boolean;
-  /** The book side the placement takes from, and its limit there (YES frame). */
-  bookSide: 'bid' | 'ask';
-  yesLimit: string;
-}
-
-export interface PlacementReads {
-  /** The markets the batch names, locked. */
-  markets: TradingMarketRow[];
-  /** One order sequence number per placement, increasing in placement order. */
-  sequences: string[];
-  /** [account, client_order_id] pairs of the batch already used by an order. */
-  taken: Array<[string, string]>;
-  /** The positions the selling placements would sell from. */
-  positions: Array<{ account_id: string; market_id: string; side: OrderSide; shares: string; reserved: string }>;
-  crossing: CrossingOrderRow[];
-  /** Locked balance rows of the placing accounts and of every crossing order's account. */
-  balances: BalanceRow[];
-}
-
-/**
- * The start of a batch of placements in one round trip (placements_begin, migration 0014): the markets the
- * placements name, locked in id order (as lockMarketsById), then, in statements that see everything
- * committed before the locks were granted, what placing needs: sequence numbers, client_order_ids already
- * taken, the positions sold from, the live orders any placement could meet, and the balance rows of every
- * account the batch can change, locked in account order (as lockBalances). It first does what useTradingPlans
- * does, for itself (the function's statements) and the rest of the transaction.
- */
-export async function beginPlacements(db: Queryable, placements: readonly PlacementRead[]): Promise<PlacementReads> {
-  const refs = [...new Set(placements.map((p) => p.ref))];
-  const result = await db
-    // The settings first: a select list is evaluated in order.
-    .raw<{ rows: Array<{ reads: RawPlacementReads }> }>(`select ${TRADING_PLAN_SETTERS}, placements_begin(?::text[], ?::bigint[], ?::json) as reads`, [
-      refs,
-      refs.filter((ref) => /^\d{1,18}$/.test(ref)),
-      JSON.stringify(
-        placements.map((p) => ({
-          ref: p.ref,
-          account: p.accountId,
-          client_order_id: p.clientOrderId ?? null,
-          side: p.side,
-          sell: p.sell,
-          book_side: p.bookSide,
-          yes_limit: p.yesLimit,
-        })),
-      ),
-    ] as never)
-    .options({ name: 'dots_placements_begin' });
-  const raw = result.rows[0]!.reads;
-  return {
-    markets: (raw.markets ?? []).map(([id, ticker, event_id, status]) => ({ id, ticker, event_id, status })),
-    sequences: raw.sequences,
-    taken: raw.taken ?? [],
-    positions: (raw.positions ?? []).map(([account_id, market_id, side, shares, reserved]) => ({ account_id, market_id, side, shares, reserved })),
-    crossing: (raw.crossing ?? []).map(([id, account_id, market_id, side, action, price, remaining, expiration, sequence]) => ({
-      id,
-      account_id,
-      market_id,
-      side,
-      action,
-      price,
-      remaining,
-      expiration_ts: expiration === null ? null : new Date(expiration),
-      sequence,
-    })),
-    balances: (raw.balances ?? []).map(([user_id, cash, reserved]) => ({ user_id, cash, reserved })),
-  };
-}
-
-/** placements_begin's JSON (json_agg of no rows is null). */
-interface RawPlacementReads {
-  markets: Array<[string, string, string, TradingMarketRow['status']]> | null;
-  sequences: string[];
-  taken: Array<[string, string]> | null;
-  positions: Array<[string, string, OrderSide, string, string]> | null;
-  crossing: Array<[string, string, string, OrderSide, OrderActionColumn, string, string, string | null, string]> | null;
-  balances: Array<[string, string, string]> | null;
-}
-
-/** Every write of a trading transaction (see persistChanges). Decimal values as strings. */
-export interface TradingWrites {
-  /** New orders (placements), inserted first. */
-  orders: readonly NewOrderRow[];
-  makerFills: ReadonlyArray<{ id: string; count: string }>;
-  cancels: ReadonlyArray<{ id: string; reason: string }>;
-  decreases: ReadonlyArray<{ id: string; remaining: string }>;
-  /** In execution order; fills and ledger entries name them by index. */
-  trades: readonly NewTrade[];
-  fills: ReadonlyArray<Omit<NewFill, 'trade_id'> & { trade: number }>;
-  positions: ReadonlyArray<{ accountId: string; marketId: string; side: OrderSide; shares: string; reserved: string }>;
-  balances: ReadonlyArray<{ accountId: string; cash: string; reserved: string }>;
-  /** `reference`: a fixed reference, or the fill of (trade index, role). */
-  ledger: ReadonlyArray<Omit<NewLedgerEntry, 'reference'> & { reference: string | { trade: number; role: 'maker' | 'taker' } }>;
-  markets: ReadonlyArray<{ marketId: string; volume: string; liquidity: string; openInterest: string; lastYesPrice?: string; lastNoPrice?: string }>;
-}
-
-export interface TradingWritten {
-  /** The new orders as inserted. */
-  placed: ChangedOrderRow[];
-  filled: ChangedOrderRow[];
-  cancelled: BookRemovalRow[];
-  decreased: BookRemovalRow[];
-  tradeIds: string[];
-  /** Fill ids keyed by `${trade_id}:${role}`. */
-  fillIds: Map<string, string>;
-  figures: Map<string, MarketFiguresRow>;
-}
-
-const NEW_ORDER_COLUMNS = [
-  'id', 'account_id', 'market_id', 'side', 'action', 'price', 'count', 'remaining', 'filled', 'cancelled', 'status', 'time_in_force',
-  'post_only', 'reduce_only', 'client_order_id', 'builder_code', 'expiration_ts', 'sequence', 'cancel_reason',
-] as const;
-
-const NEW_ORDER_LIST = NEW_ORDER_COLUMNS.join(', ');
-
-/** persistChanges' statement (its bindings in the order persistChanges gives them). */
-export const PERSIST_CHANGES = `with
-     ins as (
-       insert into orders (${NEW_ORDER_LIST})
-       select ${NEW_ORDER_LIST} from json_populate_recordset(null::orders, ?::json) r
-       returning orders.*
-     ),
-     filled as (
-       update orders o set
-         remaining = o.remaining - v.count,
-         filled = o.filled + v.count,
-         status = case when o.remaining - v.count = 0 then 'FILLED' else 'PARTIAL' end,
-         updated_at = now()
-       from unnest(?::uuid[], ?::numeric[]) as v (id, count)
-       where o.id = v.id
-       returning o.*
-     ),
-     cancelled as (
-       update orders o set
-         cancelled = o.cancelled + o.remaining,
-         remaining = 0,
-         status = 'CANCELLED',
-         cancel_reason = v.reason,
-         updated_at = now()
-       from unnest(?::uuid[], ?::text[]) as v (id, reason)
-       join orders old on old.id = v.id
-       where o.id = v.id and o.${LIVE}
-       returning o.*, old.remaining::text as removed
-     ),
-     decreased as (
-       update orders o set cancelled = o.cancelled + (o.remaining - v.remaining), remaining = v.remaining, updated_at = now()
-       from unnest(?::uuid[], ?::numeric[]) as v (id, remaining)
-       join orders old on old.id = v.id
-       where o.id = v.id and o.${LIVE}
-       returning o.*, (old.remaining - o.remaining)::text as removed
-     ),
-     t as (
-       insert into trades (market_id, yes_price, count, taker_side, maker_order_id, taker_order_id, kind)
-       select v.market_id, v.yes_price, v.count, v.taker_side, v.maker_order_id, v.taker_order_id, v.kind
-         from unnest(?::bigint[], ?::numeric[], ?::numeric[], ?::text[], ?::uuid[], ?::uuid[], ?::text[])
-              with ordinality as v (market_id, yes_price, count, taker_side, maker_order_id, taker_order_id, kind, ord)
-        order by v.ord
-       returning trades.id
-     ),
-     tn as (select t.id, row_number() over (order by t.id) - 1 as ord from t),
-     fi as (
-       insert into fills (trade_id, order_id, account_id, market_id, side, action, price, count, role)
-       select tn.id, v.order_id, v.account_id, v.market_id, v.side, v.action, v.price, v.count, v.role
-         from unnest(?::int[], ?::uuid[], ?::uuid[], ?::bigint[], ?::text[], ?::text[], ?::numeric[], ?::numeric[], ?::text[])
-              with ordinality as v (trade, order_id, account_id, market_id, side, action, price, count, role, ord)
-         join tn on tn.ord = v.trade
-        order by v.ord
-       returning fills.id, fills.trade_id, fills.role
-     ),
-     pv as (
-       select * from unnest(?::uuid[], ?::bigint[], ?::text[], ?::numeric[], ?::numeric[]) as v (account_id, market_id, side, shares, reserved)
-     ),
-     pu as (
-       update positions p set shares = p.shares + v.shares, reserved = p.reserved + v.reserved, updated_at = now()
-         from pv v
-        where p.market_id = v.market_id and p.account_id = v.account_id and p.side = v.side
-       returning p.account_id, p.market_id, p.side
-     ),
-     pi as (
-       insert into positions (account_id, market_id, side, shares, reserved)
-       select v.account_id, v.market_id, v.side, v.shares, v.reserved
-         from pv v
-        where not exists (select 1 from positions p where p.market_id = v.market_id and p.account_id = v.account_id and p.side = v.side)
-       returning 1
-     ),
-     bal as (
-       update balances b set cash = b.cash + v.cash, reserved = b.reserved + v.reserved
-         from unnest(?::uuid[], ?::numeric[], ?::numeric[]) as v (user_id, cash, reserved)
-        where b.user_id = v.user_id
-       returning 1
-     ),
-     led as (
-       insert into ledger_entries (user_id, amount, reserved_change, kind, reference, market_id)
-       select v.user_id, v.amount, v.reserved_change, v.kind, coalesce(v.reference, fi.id::text), v.market_id
-         from unnest(?::uuid[], ?::numeric[], ?::numeric[], ?::text[], ?::text[], ?::int[], ?::text[], ?::bigint[])
-              with ordinality as v (user_id, amount, reserved_change, kind, reference, trade, role, market_id, ord)
-         left join tn on tn.ord = v.trade
-         left join fi on fi.trade_id = tn.id and fi.role = v.role
-        order by v.ord
-       returning 1
-     ),
-     ms as (
-       update markets m set
-         volume = m.volume + v.volume,
-         liquidity = m.liquidity + v.liquidity,
-         open_interest = m.open_interest + v.open_interest,
-         last_yes_price = case when v.has_last then v.last_yes else m.last_yes_price end,
-         last_no_price = case when v.has_last then v.last_no else m.last_no_price end
-       from unnest(?::bigint[], ?::numeric[], ?::numeric[], ?::numeric[], ?::boolean[], ?::numeric[], ?::numeric[])
-            as v (id, volume, liquidity, open_interest, has_last, last_yes, last_no)
-       where m.id = v.id
-       returning m.id, m.volume, m.open_interest, m.last_yes_price
-     )
-     select 'placed' as q_kind, i.*, null::text as q_removed, null::json as q_meta from ins i
-     union all select 'filled', f.*, null, null from filled f
-     union all select 'cancelled', c.*, null from cancelled c
-     union all select 'decreased', d.*, null from decreased d
-     union all select 'meta', (null::orders).*, null, json_build_object(
-       'trades', (select json_agg(tn.id::text order by tn.ord) from tn),
-       'fills', (select json_agg(json_build_array(fi.trade_id::text, fi.role, fi.id::text)) from fi),
-       'figures', (select json_agg(json_build_array(ms.id::text, ms.volume::text, ms.open_interest::text, ms.last_yes_price::text)) from ms)
-     )`;
-
-/**
- * Writes everything a trading transaction changes in one statement (data-modifying CTEs; the rows and
- * constraints are those of insertOrder, fillOrders, cancelOrders, decreaseOrder, insertTrades, insertFills,
- * applyPositionChanges, applyBalanceChanges, insertLedgerEntries and updateMarketStats did one statement
- * each). Each CTE touches different rows (every CTE runs, read or not); foreign keys are checked at the end
- * of the statement. Positions: rows that exist are updated, the others inserted (not INSERT ... ON
- * CONFLICT: CHECK constraints are tested on the proposed row, delta included, before the conflict is
- * detected); positions of a market change only under its lock, so this cannot race. A named (prepared)
- * statement: planned once per connection, not on every trading transaction.
- */
-export async function persistChanges(db: Queryable, w: TradingWrites): Promise<TradingWritten> {
-  const ledgerRef = (r: TradingWrites['ledger'][number]['reference']) => (typeof r === 'string' ? r : null);
-  const result = await db.raw<{ rows: Array<ChangedOrderRow & { q_kind: string; q_removed: string | null; q_meta: { trades: string[] | null; fills: Array<[string, string, string]> | null; figures: Array<[string, string, string, string | null]> | null } | null }> }>(
-    PERSIST_CHANGES,
-    [
-      JSON.stringify(w.orders),
-      w.makerFills.map((f) => f.id),
-      w.makerFills.map((f) => f.count),
-      w.cancels.map((c) => c.id),
-      w.cancels.map((c) => c.reason),
-      w.decreases.map((d) => d.id),
-      w.decreases.map((d) => d.remaining),
-      w.trades.map((t) => t.market_id),
-      w.trades.map((t) => t.yes_price),
-      w.trades.map((t) => t.count),
-      w.trades.map((t) => t.taker_side),
-      w.trades.map((t) => t.maker_order_id),
-      w.trades.map((t) => t.taker_order_id),
-      w.trades.map((t) => t.kind),
-      w.fills.map((f) => f.trade),
-      w.fills.map((f) => f.order_id),
-      w.fills.map((f) => f.account_id),
-      w.fills.map((f) => f.market_id),
-      w.fills.map((f) => f.side),
-      w.fills.map((f) => f.action),
-      w.fills.map((f) => f.price),
-      w.fills.map((f) => f.count),
-      w.fills.map((f) => f.role),
-      w.positions.map((p) => p.accountId),
-      w.positions.map((p) => p.marketId),
-      w.positions.map((p) => p.side),
-      w.positions.map((p) => p.shares),
-      w.positions.map((p) => p.reserved),
-      w.balances.map((b) => b.accountId),
-      w.balances.map((b) => b.cash),
-      w.balances.map((b) => b.reserved),
-      w.ledger.map((l) => l.user_id),
-      w.ledger.map((l) => l.amount),
-      w.ledger.map((l) => l.reserved_change),
-      w.ledger.map((l) => l.kind),
-      w.ledger.map((l) => ledgerRef(l.reference)),
-      w.ledger.map((l) => (typeof l.reference === 'string' ? null : l.reference.trade)),
-      w.ledger.map((l) => (typeof l.reference === 'string' ? null : l.reference.role)),
-      w.ledger.map((l) => l.market_id),
-      w.markets.map((m) => m.marketId),
-      w.markets.map((m) => m.volume),
-      w.markets.map((m) => m.liquidity),
-      w.markets.map((m) => m.openInterest),
-      w.markets.map((m) => m.lastYesPrice !== undefined),
-      w.markets.map((m) => m.lastYesPrice ?? null),
-      w.markets.map((m) => m.lastNoPrice ?? null),
-    ] as never,
-  ).options({ name: 'dots_trading_persist' });
-  const strip = <T extends { q_kind?: string; q_removed?: string | null; q_meta?: unknown }>(r: T) => {
-    const { q_kind: _k, q_removed: _r, q_meta: _m, ...row } = r;
-    return row;
-  };
-  const out: TradingWritten = { placed: [], filled: [], cancelled: [], decreased: [], tradeIds: [], fillIds: new Map(), figures: new Map() };
-  for (const r of result.rows) {
-    if (r.q_kind === 'placed') out.placed.push(strip(r) as ChangedOrderRow);
-    else if (r.q_kind === 'filled') out.filled.push(strip(r) as ChangedOrderRow);
-    else if (r.q_kind === 'cancelled') out.cancelled.push({ ...(strip(r) as ChangedOrderRow), removed: r.q_removed! } as BookRemovalRow);
-    else if (r.q_kind === 'decreased') out.decreased.push({ ...(strip(r) as ChangedOrderRow), removed: r.q_removed! } as BookRemovalRow);
-    else if (r.q_kind === 'meta' && r.q_meta) {
-      out.tradeIds = r.q_meta.trades ?? [];
-      for (const [tradeId, role, id] of r.q_meta.fills ?? []) out.fillIds.set(`${tradeId}:${role}`, id);
-      for (const [id, volume, openInterest, last] of r.q_meta.figures ?? []) out.figures.set(id, { volume, open_interest: openInterest, last_yes_price: last });
-    }
-  }
-  return out;
-}
+// The statements of placement batches and of every trading transaction's writes.
+export {
+  beginPlacements,
+  persistChanges,
+  PERSIST_CHANGES,
+  useTradingPlans,
+  type CrossingOrderRow,
+  type PlacementRead,
+  type PlacementReads,
+  type TradingWrites,
+  type TradingWritten,
+} from './trading-statements.js';

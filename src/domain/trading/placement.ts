@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { NewOrderRow, PlacementRead, PlacementReads, TradingMarketRow } from '../../db/repositories/trading.js';
+import type { PlacementRead, PlacementReads, TradingMarketRow } from '../../db/repositories/trading.js';
+import type { NewOrderRow } from '../../db/tables.js';
 import { conflict, DomainError, invalid, notFound } from '../errors.js';
 import { bookSideOf, OrderBook, yesPriceOf, type Order } from './book.js';
 import { Changeset, liveOrderOf, type LiveOrder } from './changes.js';

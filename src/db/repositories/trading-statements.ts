@@ -1,0 +1,340 @@
+import type { Queryable } from '../knex.js';
+import {
+  columnList,
+  FILLS_INSERTED,
+  LEDGER_ENTRIES_INSERTED,
+  LIVE,
+  ORDERS_INSERTED,
+  POSITIONS_INSERTED,
+  TRADES_INSERTED,
+  type BalancesRow,
+  type BookSide,
+  type FillRole,
+  type NewFill,
+  type NewLedgerEntry,
+  type NewOrderRow,
+  type NewTrade,
+  type OrderSide,
+  type OrdersRow,
+  type PositionsRow,
+} from '../tables.js';
+import type { BookRemovalRow, ChangedOrderRow, MarketFiguresRow, TradingMarketRow } from './trading.js';
+
+/**
+ * The two statements of the order path, each one round trip: the reads that start a batch of placements
+ * (placements_begin) and the writes of a trading transaction (persistChanges). Both are named (prepared)
+ * statements under the trading plan settings. Their data crosses as JSON of named fields both ways.
+ */
+
+/**
+ * The planner settings of a trading transaction, for the rest of it (SET LOCAL):
+ * - generic plans, so that the named statements are planned once per connection. Left to choose, PostgreSQL
+ *   re-plans the write statement (persistChanges) for nearly every call, because a plan made for the actual
+ *   array sizes looks cheaper; planning it costs about as much as running it.
+ * - no sequential scans. A generic plan is kept for the connection's lifetime, and one made while a table
+ *   was small (a new database) joins the statement's few rows to a scan of the whole table, which grows
+ *   with every order placed (a 10,000-order table scanned by every placement batch was most of its time).
+ * Every statement of a trading transaction reads and writes rows by key: an index does that whatever the
+ * values and the table's size.
+ */
+const TRADING_PLANS = [
+  ['plan_cache_mode', 'force_generic_plan'],
+  ['enable_seqscan', 'off'],
+] as const;
+
+export async function useTradingPlans(tx: Queryable): Promise<void> {
+  await tx.raw(TRADING_PLANS.map(([name, value]) => `set local ${name} = ${value}`).join('; '));
+}
+
+/** TRADING_PLANS as select-list items (set_config(..., true) is SET LOCAL), to set them within another statement. */
+const TRADING_PLAN_SETTERS = TRADING_PLANS.map(([name, value]) => `set_config('${name}', '${value}', true)`).join(', ');
+
+/** A live order a placement of the batch could meet. */
+export type CrossingOrderRow = Pick<OrdersRow, 'id' | 'account_id' | 'market_id' | 'side' | 'action' | 'price' | 'remaining' | 'expiration_ts' | 'sequence'>;
+
+/** One placement of a batch, as beginPlacements reads for it. */
+export interface PlacementRead {
+  ref: string;
+  accountId: string;
+  clientOrderId: string | undefined;
+  side: OrderSide;
+  sell: boolean;
+  /** The book side the placement takes from, and its limit there (YES frame). */
+  bookSide: BookSide;
+  yesLimit: string;
+}
+
+export interface PlacementReads {
+  /** The markets the batch names, locked. */
+  markets: TradingMarketRow[];
+  /** One order sequence number per placement, increasing in placement order. */
+  sequences: string[];
+  /** [account, client_order_id] pairs of the batch already used by an order. */
+  taken: Array<[string, string]>;
+  /** The positions the selling placements would sell from. */
+  positions: Array<Pick<PositionsRow, 'account_id' | 'market_id' | 'side' | 'shares' | 'reserved'>>;
+  crossing: CrossingOrderRow[];
+  /** Locked balance rows of the placing accounts and of every crossing order's account. */
+  balances: BalancesRow[];
+}
+
+/** placements_begin's JSON (src/db/functions/placements_begin.sql): lists of named objects, timestamps as ISO strings. */
+interface PlacementsBeginJson extends Omit<PlacementReads, 'taken' | 'crossing'> {
+  taken: Array<{ account_id: string; client_order_id: string }>;
+  crossing: Array<Omit<CrossingOrderRow, 'expiration_ts'> & { expiration_ts: string | null }>;
+}
+
+/**
+ * The start of a batch of placements in one round trip (placements_begin): the markets the placements name,
+ * locked in id order (as lockMarketsById), then, in statements that see everything committed before the
+ * locks were granted, what placing needs: sequence numbers, client_order_ids already taken, the positions
+ * sold from, the live orders any placement could meet, and the balance rows of every account the batch can
+ * change, locked in account order (as lockBalances). It first does what useTradingPlans does, for itself
+ * (the function's statements) and the rest of the transaction.
+ */
+export async function beginPlacements(db: Queryable, placements: readonly PlacementRead[]): Promise<PlacementReads> {
+  const refs = [...new Set(placements.map((p) => p.ref))];
+  const result = await db
+    // The settings first: a select list is evaluated in order.
+    .raw<{ rows: Array<{ reads: PlacementsBeginJson }> }>(`select ${TRADING_PLAN_SETTERS}, placements_begin(?::text[], ?::bigint[], ?::json) as reads`, [
+      refs,
+      refs.filter((ref) => /^\d{1,18}$/.test(ref)),
+      JSON.stringify(
+        placements.map((p) => ({
+          ref: p.ref,
+          account: p.accountId,
+          client_order_id: p.clientOrderId ?? null,
+          side: p.side,
+          sell: p.sell,
+          book_side: p.bookSide,
+          yes_limit: p.yesLimit,
+        })),
+      ),
+    ] as never)
+    .options({ name: 'dots_placements_begin' });
+  const reads = result.rows[0]!.reads;
+  return {
+    ...reads,
+    taken: reads.taken.map((t) => [t.account_id, t.client_order_id]),
+    crossing: reads.crossing.map((o) => ({ ...o, expiration_ts: o.expiration_ts === null ? null : new Date(o.expiration_ts) })),
+  };
+}
+
+/** Every write of a trading transaction (see persistChanges). Decimal values as strings. */
+export interface TradingWrites {
+  /** New orders (placements), inserted first. */
+  orders: readonly NewOrderRow[];
+  makerFills: ReadonlyArray<{ id: string; count: string }>;
+  cancels: ReadonlyArray<{ id: string; reason: string }>;
+  decreases: ReadonlyArray<{ id: string; remaining: string }>;
+  /** In execution order; fills and ledger entries name them by index. */
+  trades: readonly NewTrade[];
+  fills: ReadonlyArray<Omit<NewFill, 'trade_id'> & { trade: number }>;
+  positions: ReadonlyArray<{ accountId: string; marketId: string; side: OrderSide; shares: string; reserved: string }>;
+  balances: ReadonlyArray<{ accountId: string; cash: string; reserved: string }>;
+  /** `reference`: a fixed reference, or the fill of (trade index, role). */
+  ledger: ReadonlyArray<Omit<NewLedgerEntry, 'reference'> & { reference: string | { trade: number; role: 'maker' | 'taker' } }>;
+  markets: ReadonlyArray<{ marketId: string; volume: string; liquidity: string; openInterest: string; lastYesPrice?: string; lastNoPrice?: string }>;
+}
+
+export interface TradingWritten {
+  /** The new orders as inserted. */
+  placed: ChangedOrderRow[];
+  filled: ChangedOrderRow[];
+  cancelled: BookRemovalRow[];
+  decreased: BookRemovalRow[];
+  tradeIds: string[];
+  /** Fill ids keyed by `${trade_id}:${role}`. */
+  fillIds: Map<string, string>;
+  figures: Map<string, MarketFiguresRow>;
+}
+
+/** A part of persistChanges' one parameter, a JSON object of named lists (`changes` below). */
+const part = (name: keyof PersistedChanges) => `(select c.doc -> '${name}' from c)`;
+
+/** persistChanges' statement: one parameter, the JSON object `PersistedChanges`. */
+export const PERSIST_CHANGES = `with
+     c as (select ?::jsonb as doc),
+     ins as (
+       insert into orders (${columnList(ORDERS_INSERTED)})
+       select ${columnList(ORDERS_INSERTED, 'r')} from jsonb_populate_recordset(null::orders, ${part('orders')}) r
+       returning orders.*
+     ),
+     filled as (
+       update orders o set
+         remaining = o.remaining - v.count,
+         filled = o.filled + v.count,
+         status = case when o.remaining - v.count = 0 then 'FILLED' else 'PARTIAL' end,
+         updated_at = now()
+       from jsonb_to_recordset(${part('maker_fills')}) as v (id uuid, count numeric)
+       where o.id = v.id
+       returning o.*
+     ),
+     cancelled as (
+       update orders o set
+         cancelled = o.cancelled + o.remaining,
+         remaining = 0,
+         status = 'CANCELLED',
+         cancel_reason = v.reason,
+         updated_at = now()
+       from jsonb_to_recordset(${part('cancels')}) as v (id uuid, reason text)
+       join orders old on old.id = v.id
+       where o.id = v.id and o.${LIVE}
+       returning o.*, old.remaining::text as removed
+     ),
+     decreased as (
+       update orders o set cancelled = o.cancelled + (o.remaining - v.remaining), remaining = v.remaining, updated_at = now()
+       from jsonb_to_recordset(${part('decreases')}) as v (id uuid, remaining numeric)
+       join orders old on old.id = v.id
+       where o.id = v.id and o.${LIVE}
+       returning o.*, (old.remaining - o.remaining)::text as removed
+     ),
+     t as (
+       insert into trades (${columnList(TRADES_INSERTED)})
+       select ${columnList(TRADES_INSERTED, 'v')}
+         from jsonb_populate_recordset(null::trades, ${part('trades')}) with ordinality as v
+        order by v.ordinality
+       returning trades.id
+     ),
+     tn as (select t.id, row_number() over (order by t.id) - 1 as ord from t),
+     fi as (
+       insert into fills (${columnList(FILLS_INSERTED)})
+       select ${columnList(FILLS_INSERTED, 'v', { trade_id: 'tn.id' })}
+         from jsonb_array_elements(${part('fills')}) with ordinality as e (fill, ord)
+        cross join lateral jsonb_populate_record(null::fills, e.fill) as v
+         join tn on tn.ord = (e.fill ->> 'trade')::int
+        order by e.ord
+       returning fills.id, fills.trade_id, fills.role
+     ),
+     pv as (
+       select * from jsonb_to_recordset(${part('positions')}) as v (account_id uuid, market_id bigint, side text, shares numeric, reserved numeric)
+     ),
+     pu as (
+       update positions p set shares = p.shares + v.shares, reserved = p.reserved + v.reserved, updated_at = now()
+         from pv v
+        where p.market_id = v.market_id and p.account_id = v.account_id and p.side = v.side
+       returning p.account_id, p.market_id, p.side
+     ),
+     pi as (
+       insert into positions (${columnList(POSITIONS_INSERTED)})
+       select ${columnList(POSITIONS_INSERTED, 'v')}
+         from pv v
+        where not exists (select 1 from positions p where p.market_id = v.market_id and p.account_id = v.account_id and p.side = v.side)
+       returning 1
+     ),
+     bal as (
+       update balances b set cash = b.cash + v.cash, reserved = b.reserved + v.reserved
+         from jsonb_to_recordset(${part('balances')}) as v (user_id uuid, cash numeric, reserved numeric)
+        where b.user_id = v.user_id
+       returning 1
+     ),
+     led as (
+       insert into ledger_entries (${columnList(LEDGER_ENTRIES_INSERTED)})
+       select ${columnList(LEDGER_ENTRIES_INSERTED, 'v', { reference: 'coalesce(v.reference, fi.id::text)' })}
+         from jsonb_array_elements(${part('ledger')}) with ordinality as e (entry, ord)
+        cross join lateral jsonb_populate_record(null::ledger_entries, e.entry) as v
+         left join tn on tn.ord = (e.entry ->> 'trade')::int
+         left join fi on fi.trade_id = tn.id and fi.role = e.entry ->> 'role'
+        order by e.ord
+       returning 1
+     ),
+     ms as (
+       update markets m set
+         volume = m.volume + v.volume,
+         liquidity = m.liquidity + v.liquidity,
+         open_interest = m.open_interest + v.open_interest,
+         last_yes_price = case when v.has_last then v.last_yes_price else m.last_yes_price end,
+         last_no_price = case when v.has_last then v.last_no_price else m.last_no_price end
+       from jsonb_to_recordset(${part('markets')})
+            as v (id bigint, volume numeric, liquidity numeric, open_interest numeric, has_last boolean, last_yes_price numeric, last_no_price numeric)
+       where m.id = v.id
+       returning m.id, m.volume, m.open_interest, m.last_yes_price
+     )
+     select 'placed' as change, i.*, null::text as removed, null::json as written from ins i
+     union all select 'filled', f.*, null, null from filled f
+     union all select 'cancelled', x.*, null from cancelled x
+     union all select 'decreased', d.*, null from decreased d
+     union all select 'written', (null::orders).*, null, json_build_object(
+       'trade_ids', coalesce((select json_agg(tn.id::text order by tn.ord) from tn), '[]'),
+       'fills', coalesce((select json_agg(json_build_object('trade_id', fi.trade_id::text, 'role', fi.role, 'id', fi.id::text)) from fi), '[]'),
+       'figures', coalesce((select json_agg(json_build_object('id', ms.id::text, 'volume', ms.volume::text, 'open_interest', ms.open_interest::text,
+                                                              'last_yes_price', ms.last_yes_price::text)) from ms), '[]')
+     )`;
+
+/** persistChanges' parameter: a list of named records per change, decimals as strings. */
+interface PersistedChanges {
+  orders: readonly NewOrderRow[];
+  maker_fills: ReadonlyArray<{ id: string; count: string }>;
+  cancels: ReadonlyArray<{ id: string; reason: string }>;
+  decreases: ReadonlyArray<{ id: string; remaining: string }>;
+  trades: readonly NewTrade[];
+  /** `trade`: the index of the fill's trade in `trades`. */
+  fills: ReadonlyArray<Omit<NewFill, 'trade_id'> & { trade: number }>;
+  /** Changes of positions (added; a position that does not exist is inserted with them). */
+  positions: ReadonlyArray<{ account_id: string; market_id: string; side: OrderSide; shares: string; reserved: string }>;
+  /** Changes of balances (added). */
+  balances: ReadonlyArray<{ user_id: string; cash: string; reserved: string }>;
+  /** `reference` null: the id of the fill of (trade index, role), as text. */
+  ledger: ReadonlyArray<NewLedgerEntry & { trade: number | null; role: FillRole | null }>;
+  /** Changes of the markets' figures (added); the last prices are set when has_last. */
+  markets: ReadonlyArray<{ id: string; volume: string; liquidity: string; open_interest: string; has_last: boolean; last_yes_price: string | null; last_no_price: string | null }>;
+}
+
+/** A row of persistChanges' result: an order changed, or (`written`) the ids and figures of the rest. */
+type PersistedRow = OrdersRow & {
+  change: 'placed' | 'filled' | 'cancelled' | 'decreased' | 'written';
+  removed: string | null;
+  written: {
+    trade_ids: string[];
+    fills: Array<{ trade_id: string; role: FillRole; id: string }>;
+    figures: Array<{ id: string } & MarketFiguresRow>;
+  } | null;
+};
+
+/**
+ * Writes everything a trading transaction changes in one statement (data-modifying CTEs), its one parameter
+ * a JSON object of named records. Each CTE touches different rows (every CTE runs, read or not); foreign keys
+ * are checked at the end of the statement. Positions: rows that exist are updated, the others inserted (not
+ * INSERT ... ON CONFLICT: CHECK constraints are tested on the proposed row, delta included, before the
+ * conflict is detected); positions of a market change only under its lock, so this cannot race. The changed
+ * orders come back as rows (so that pg types their columns), told apart by `change`. A named (prepared)
+ * statement: planned once per connection, not on every trading transaction.
+ */
+export async function persistChanges(db: Queryable, w: TradingWrites): Promise<TradingWritten> {
+  const changes: PersistedChanges = {
+    orders: w.orders,
+    maker_fills: w.makerFills,
+    cancels: w.cancels,
+    decreases: w.decreases,
+    trades: w.trades,
+    fills: w.fills,
+    positions: w.positions.map((p) => ({ account_id: p.accountId, market_id: p.marketId, side: p.side, shares: p.shares, reserved: p.reserved })),
+    balances: w.balances.map((b) => ({ user_id: b.accountId, cash: b.cash, reserved: b.reserved })),
+    ledger: w.ledger.map(({ reference, ...entry }) =>
+      typeof reference === 'string' ? { ...entry, reference, trade: null, role: null } : { ...entry, reference: null, trade: reference.trade, role: reference.role },
+    ),
+    markets: w.markets.map((m) => ({
+      id: m.marketId,
+      volume: m.volume,
+      liquidity: m.liquidity,
+      open_interest: m.openInterest,
+      has_last: m.lastYesPrice !== undefined,
+      last_yes_price: m.lastYesPrice ?? null,
+      last_no_price: m.lastNoPrice ?? null,
+    })),
+  };
+  const result = await db.raw<{ rows: PersistedRow[] }>(PERSIST_CHANGES, [JSON.stringify(changes)]).options({ name: 'dots_trading_persist' });
+  const out: TradingWritten = { placed: [], filled: [], cancelled: [], decreased: [], tradeIds: [], fillIds: new Map(), figures: new Map() };
+  for (const { change, removed, written, ...order } of result.rows) {
+    if (change === 'placed') out.placed.push(order);
+    else if (change === 'filled') out.filled.push(order);
+    else if (change === 'cancelled') out.cancelled.push({ ...order, removed: removed! });
+    else if (change === 'decreased') out.decreased.push({ ...order, removed: removed! });
+    else if (written) {
+      out.tradeIds = written.trade_ids;
+      for (const f of written.fills) out.fillIds.set(`${f.trade_id}:${f.role}`, f.id);
+      for (const { id, ...figures } of written.figures) out.figures.set(id, figures);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,177 @@
+/**
+ * One row type per table of trading, order sessions and the real-time feed, as pg returns its rows: numeric
+ * and bigint columns as strings (never JavaScript numbers), timestamps as Dates. The catalogue's and the
+ * accounts' tables are in rows.ts.
+ *
+ * Each table written in bulk also has its inserted columns here, one list beside its row type: the
+ * repositories build their INSERT column lists from it and the New...Row types are picked from the row type
+ * by it. A new column is added here (to the row type, and to the list when the service sets it on insert)
+ * and nowhere else in src/db: the write statement and the reads take every column by name.
+ */
+
+export type OrderSide = 'yes' | 'no';
+export type OrderActionColumn = 'buy' | 'sell';
+export type OrderStatusColumn = 'OPEN' | 'PARTIAL' | 'FILLED' | 'CANCELLED';
+export type BookSide = 'bid' | 'ask';
+export type FillRole = 'maker' | 'taker';
+
+/** `orders`. book_side and yes_price are generated from side, action and price. */
+export interface OrdersRow {
+  id: string;
+  account_id: string;
+  market_id: string;
+  side: OrderSide;
+  action: OrderActionColumn;
+  price: string;
+  count: string;
+  remaining: string;
+  filled: string;
+  cancelled: string;
+  status: OrderStatusColumn;
+  time_in_force: 'GTC' | 'IOC' | 'FOK';
+  post_only: boolean;
+  reduce_only: boolean;
+  client_order_id: string;
+  builder_code: string;
+  expiration_ts: Date | null;
+  sequence: string;
+  cancel_reason: string | null;
+  book_side: BookSide;
+  yes_price: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The orders that rest in the book (a condition on `orders`). */
+export const LIVE = `status in ('OPEN', 'PARTIAL')`;
+
+export const ORDERS_INSERTED = [
+  'id', 'account_id', 'market_id', 'side', 'action', 'price', 'count', 'remaining', 'filled', 'cancelled', 'status', 'time_in_force',
+  'post_only', 'reduce_only', 'client_order_id', 'builder_code', 'expiration_ts', 'sequence', 'cancel_reason',
+] as const satisfies ReadonlyArray<keyof OrdersRow>;
+
+export type NewOrderRow = Pick<OrdersRow, (typeof ORDERS_INSERTED)[number]>;
+
+/** `trades`: one per match; kind says how the shares changed hands. */
+export interface TradesRow {
+  id: string;
+  market_id: string;
+  yes_price: string;
+  count: string;
+  taker_side: OrderSide;
+  maker_order_id: string;
+  taker_order_id: string;
+  kind: 'transfer_yes' | 'transfer_no' | 'mint' | 'merge';
+  created_at: Date;
+}
+
+export const TRADES_INSERTED = ['market_id', 'yes_price', 'count', 'taker_side', 'maker_order_id', 'taker_order_id', 'kind'] as const satisfies ReadonlyArray<keyof TradesRow>;
+
+export type NewTrade = Pick<TradesRow, (typeof TRADES_INSERTED)[number]>;
+
+/** `fills`: each trade's two sides, one per order. */
+export interface FillsRow {
+  id: string;
+  trade_id: string;
+  order_id: string;
+  account_id: string;
+  market_id: string;
+  side: OrderSide;
+  action: OrderActionColumn;
+  price: string;
+  count: string;
+  role: FillRole;
+  created_at: Date;
+}
+
+export const FILLS_INSERTED = ['trade_id', 'order_id', 'account_id', 'market_id', 'side', 'action', 'price', 'count', 'role'] as const satisfies ReadonlyArray<keyof FillsRow>;
+
+export type NewFill = Pick<FillsRow, (typeof FILLS_INSERTED)[number]>;
+
+/** `positions`: an account's shares of one outcome of a market; `reserved` of them are offered by its live sell orders. */
+export interface PositionsRow {
+  id: string;
+  account_id: string;
+  market_id: string;
+  side: OrderSide;
+  shares: string;
+  reserved: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const POSITIONS_INSERTED = ['account_id', 'market_id', 'side', 'shares', 'reserved'] as const satisfies ReadonlyArray<keyof PositionsRow>;
+
+/** `balances`: an account's cash; `reserved` of it backs its live buy orders. */
+export interface BalancesRow {
+  user_id: string;
+  cash: string;
+  reserved: string;
+}
+
+/** `ledger_entries`: every change of a balance (sum(amount) = cash + reserved, sum(reserved_change) = reserved). */
+export interface LedgerEntriesRow {
+  id: string;
+  user_id: string;
+  amount: string;
+  reserved_change: string;
+  kind: string;
+  reference: string | null;
+  market_id: string | null;
+  created_at: Date;
+}
+
+export const LEDGER_ENTRIES_INSERTED = ['user_id', 'amount', 'reserved_change', 'kind', 'reference', 'market_id'] as const satisfies ReadonlyArray<keyof LedgerEntriesRow>;
+
+export type NewLedgerEntry = Pick<LedgerEntriesRow, (typeof LEDGER_ENTRIES_INSERTED)[number]>;
+
+/** `settlements`: what a resolution paid an account for its shares of a market. */
+export interface SettlementsRow {
+  id: string;
+  account_id: string;
+  market_id: string;
+  result: 'yes' | 'no' | 'invalid';
+  yes_count: string;
+  no_count: string;
+  payout: string;
+  created_at: Date;
+}
+
+export const SETTLEMENTS_INSERTED = ['account_id', 'market_id', 'result', 'yes_count', 'no_count', 'payout'] as const satisfies ReadonlyArray<keyof SettlementsRow>;
+
+export type NewSettlement = Pick<SettlementsRow, (typeof SETTLEMENTS_INSERTED)[number]>;
+
+/** `order_sessions`: a maker's heartbeat; when it lapses, the account's live orders are cancelled. */
+export interface OrderSessionsRow {
+  id: string;
+  account_id: string;
+  timeout_seconds: number;
+  last_seen_at: Date;
+  expires_at: Date;
+  cancelled_at: Date | null;
+  cancelled_count: number;
+  created_at: Date;
+}
+
+export type NewOrderSession = Pick<OrderSessionsRow, 'id' | 'account_id' | 'timeout_seconds' | 'last_seen_at' | 'expires_at'>;
+
+/** `feed_events`: the real-time feed's outbox, one record per market per trading transaction. */
+export interface FeedEventsRow<Events = unknown> {
+  market_id: string;
+  seq: string;
+  ticker: string;
+  /** What the service stored, as it stored it. */
+  events: Events;
+  created_at: Date;
+}
+
+/** `feed_sequences`: per market, the sequence number of its latest feed record. */
+export interface FeedSequencesRow {
+  market_id: string;
+  seq: string;
+}
+
+/** An INSERT's column list, each column prefixed by `alias.` or replaced by an expression of `as`. */
+export function columnList(columns: readonly string[], alias?: string, as: Readonly<Record<string, string>> = {}): string {
+  return columns.map((c) => as[c] ?? (alias ? `${alias}.${c}` : c)).join(', ');
+}
