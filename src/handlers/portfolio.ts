@@ -2,7 +2,7 @@ import type { Handler } from '../http/types.js';
 import { presentBalance, presentFill, presentPosition, presentSettlement } from '../presenters/trading.js';
 import { callerId, pageOf } from './trading.js';
 
-/** The caller's Dots and holdings (DESIGN.md "Trading"): cursor collections filterable by `ticker`. */
+/** The caller's Dots and holdings: cursor collections filterable by `ticker`. */
 
 export const getBalance: Handler<'getBalance'> = async ({ account }, { services }) => ({
   status: 200,

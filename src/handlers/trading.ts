@@ -12,7 +12,7 @@ import {
 } from '../presenters/trading.js';
 
 /**
- * Orders (specification 4.1; DESIGN.md "Trading") and public market data. The dispatcher has authenticated
+ * Orders and public market data. The dispatcher has authenticated
  * the caller, validated and coerced the request (defaults filled in, page sizes clamped); the trading
  * service does the rest and reports failures as DomainErrors.
  */
