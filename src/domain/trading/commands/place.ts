@@ -30,7 +30,7 @@ export class OrderPlacement {
   constructor(private readonly transactions: TradingTransactions) {}
 
   /** Places an order that arrived at `now` (expiry and the matching of expired orders are judged by it). */
-  place(accountId: string, input: PlaceOrderInput, now: Date): Promise<OrderView> {
+  async place(accountId: string, input: PlaceOrderInput, now: Date): Promise<OrderView> {
     const order = parsePlacement(input, now);
     return this.#batcher.submit({ accountId, order, now });
   }
