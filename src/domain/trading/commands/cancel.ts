@@ -7,8 +7,8 @@ import type { BatchCancelItem } from '../views.js';
 
 /**
  * Cancelling resting orders: their reserves are released and they become CANCELLED with a reason. Each
- * cancel locks the markets of the orders it cancels in id order, then the balance rows it changes in
- * account order, like every trading transaction.
+ * cancel holds the row locks of the markets of the orders it cancels (taken in id order), then locks the
+ * balance rows it changes in account order, like every trading transaction.
  */
 
 /** An order that can still trade (and be cancelled or decreased). */
