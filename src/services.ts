@@ -24,7 +24,7 @@ export interface Services {
   accounts: AccountService;
   system: SystemService;
   catalogueAdmin: CatalogueAdminService;
-  /** Orders, portfolio and market data; also settles markets the catalogue closes or resolves. */
+  /** Orders, portfolio and market data; catalogue administration and order sessions open its `transactions`. */
   trading: TradingService;
   /** Order sessions (heartbeat, expiry of sessions) and order scoring. */
   sessions: OrderSessionService;
