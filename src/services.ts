@@ -4,7 +4,8 @@ import { OidcProvider } from './domain/accounts/oidc.js';
 import { AccountService } from './domain/accounts/service.js';
 import { CatalogueAdminService } from './domain/catalogue/admin.js';
 import { SystemService } from './domain/system/service.js';
-import { TradingService, type TradingActivity } from './domain/trading/service.js';
+import { TradingService } from './domain/trading/service.js';
+import type { TradingActivity } from './domain/trading/transaction.js';
 import { FeedService, type FeedOptions } from './domain/feed/service.js';
 import { OrderSessionService } from './domain/sessions/service.js';
 import { CatalogueEventService } from './domain/catalogue/events.js';
@@ -23,7 +24,7 @@ export interface Services {
   accounts: AccountService;
   system: SystemService;
   catalogueAdmin: CatalogueAdminService;
-  /** Orders, portfolio and market data; also settles markets the catalogue closes or resolves. */
+  /** Orders, portfolio and market data; catalogue administration and order sessions open its `transactions`. */
   trading: TradingService;
   /** Order sessions (heartbeat, expiry of sessions) and order scoring. */
   sessions: OrderSessionService;
@@ -77,9 +78,9 @@ export function createServices(pools: Pools, config: Config, document: object, e
   return {
     accounts,
     system: new SystemService(db),
-    catalogueAdmin: new CatalogueAdminService(db, trading),
+    catalogueAdmin: new CatalogueAdminService(db, trading.transactions),
     trading,
-    sessions: new OrderSessionService(db, trading, { timeoutSecs: config.heartbeatTimeoutSecs }),
+    sessions: new OrderSessionService(db, trading.transactions, { timeoutSecs: config.heartbeatTimeoutSecs }),
     // --- catalogue read services ---
     catalogueEvents: new CatalogueEventService(pools),
     catalogueSeries: new CatalogueSeriesService(db),

@@ -5,7 +5,8 @@ import { presentHeartbeatAck, presentHeartbeatSession, presentScoringMap, presen
 import { callerId } from './trading.js';
 
 /**
- * Order sessions and order scoring: the native paths and the paths order-book clients use, each alias served by its
+ * Order sessions and order scoring: the native paths and the paths order-book clients use (clients of
+ * CLOB-style order books send heartbeats and ask whether their orders score), each alias served by its
  * implementation here through `x-handler`. The session service does the rest.
  */
 

@@ -11,7 +11,6 @@ import type { RateLimitClass } from '../config.js';
 import { readJsonBody } from './body.js';
 import { clientAddress, limitHeaders, type RequestLimiter } from './rate-limit.js';
 import type { Services } from '../services.js';
-import { handlers as defaultHandlers } from '../handlers/index.js';
 import { sendError, sendJson } from './errors.js';
 import { describeValidationErrors } from './validation-errors.js';
 import { parseQuery } from './query.js';
@@ -133,8 +132,8 @@ export interface ApiMiddlewareOptions {
   operations?: Readonly<Record<string, DispatchEntry>>;
   /** operationId -> openapi-backend's request validators as compiled ahead of time; by default the generated ones. */
   validators?: Readonly<Record<string, readonly unknown[]>>;
-  /** handler name -> implementation; by default src/handlers. */
-  handlers?: Readonly<Record<string, OperationImplementation>>;
+  /** handler name -> implementation (the service passes src/handlers). */
+  handlers: Readonly<Record<string, OperationImplementation>>;
   /** The request budgets; none: no rate limiting. */
   limiter?: RequestLimiter;
   /** How long a request body may take to arrive (default 30 s). */
@@ -157,7 +156,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
   const document = options.document ?? services.document;
   const operations = options.operations ?? (operationTable as Readonly<Record<string, DispatchEntry>>);
   const validators = options.validators ?? precompiledValidators;
-  const implementations: Readonly<Record<string, OperationImplementation>> = options.handlers ?? defaultHandlers;
+  const implementations = options.handlers;
   const { limiter } = options;
   const trustProxy = options.trustProxy ?? false;
   const bodyOptions = { timeoutMs: options.bodyTimeoutMs ?? 30_000 };

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Context } from 'koa';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Pools } from '../db/pools.js';
-import type { TradingActivity, TradingTally } from '../domain/trading/service.js';
+import type { TradingActivity, TradingTally } from '../domain/trading/transaction.js';
 
 /** The Prometheus text format's content type, as prom-client writes it. */
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;

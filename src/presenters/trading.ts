@@ -9,135 +9,47 @@ import type {
   PreviewView,
   SettlementView,
   TradeView,
-} from '../domain/trading/types.js';
+} from '../domain/trading/views.js';
 import type { components } from '../generated/api-types.js';
 
 type Schemas = components['schemas'];
 
 /**
- * Wire shapes of trading (specification 2.1, 2.2; DESIGN.md "Trading"). The domain's views are already
- * wire-shaped (snake_case, decimal strings, `Z` timestamps); these copy exactly the documented fields, so
- * that a field added to a view never leaks into a response the document declares closed.
+ * Trading's responses. The domain's views (src/domain/trading/views.ts) are already wire-shaped, so most
+ * pass through as they are; their types make sure each is exactly its documented schema, so that a field
+ * added to a view never leaks into a response the document declares closed.
  */
 
-/** The order record as listed and as placed: with the builder fields. */
-export const presentOrder = (order: OrderView): Schemas['Order'] => ({
-  order_id: order.order_id,
-  market_id: order.market_id,
-  ticker: order.ticker,
-  side: order.side,
-  action: order.action,
-  type: order.type,
-  time_in_force: order.time_in_force,
-  price: order.price,
-  count: order.count,
-  fill_count: order.fill_count,
-  remaining_count: order.remaining_count,
-  status: order.status,
-  client_order_id: order.client_order_id,
-  builder_code: order.builder_code,
-  builder_maker_fee_bps: order.builder_maker_fee_bps,
-  builder_taker_fee_bps: order.builder_taker_fee_bps,
-  expiration_ts: order.expiration_ts,
-  post_only: order.post_only,
-  reduce_only: order.reduce_only,
-  created_at: order.created_at,
-  updated_at: order.updated_at,
-});
+/**
+ * `View` when it has exactly the fields of `Schema`: every one (the constraint) and none more (otherwise
+ * `never`, which no view is, so passing one fails to compile).
+ */
+type Exactly<View extends Schema, Schema> = Exclude<keyof View, keyof Schema> extends never ? View : never;
 
-/** The single-order read: the same record without the builder fields (specification 2.1). */
+/** The order record as listed and as placed: with the builder fields. */
+export const presentOrder = (order: Exactly<OrderView, Schemas['Order']>): Schemas['Order'] => order;
+
+/** The single-order read: the same record without the builder fields. */
 export const presentOrderDetail = (order: OrderView): Schemas['OrderDetail'] => {
   const { builder_code: _code, builder_maker_fee_bps: _maker, builder_taker_fee_bps: _taker, ...detail } = presentOrder(order);
   return detail;
 };
 
-const presentFees = (fees: FeeBreakdown): Schemas['FeeBreakdown'] => ({
-  role: fees.role,
-  platform_fee_bps: fees.platform_fee_bps,
-  builder_fee_bps: fees.builder_fee_bps,
-  platform_fee: fees.platform_fee,
-  builder_fee: fees.builder_fee,
-  total_fee: fees.total_fee,
-  cash_required: fees.cash_required,
-  net_proceeds: fees.net_proceeds,
-});
-
-export const presentPreview = (preview: PreviewView): Schemas['OrderPreview'] => ({
-  market_id: preview.market_id,
-  ticker: preview.ticker,
-  side: preview.side,
-  action: preview.action,
-  price: preview.price,
-  count: preview.count,
-  notional: preview.notional,
-  reserve_required: preview.reserve_required,
-  available_balance: preview.available_balance,
-  sufficient_balance: preview.sufficient_balance,
-  position_available: preview.position_available,
-  sufficient_position: preview.sufficient_position,
-  platform_taker_fee_bps: preview.platform_taker_fee_bps,
-  platform_maker_fee_bps: preview.platform_maker_fee_bps,
-  builder_code: preview.builder_code,
-  builder_maker_fee_bps: preview.builder_maker_fee_bps,
-  builder_taker_fee_bps: preview.builder_taker_fee_bps,
-  maker: presentFees(preview.maker),
-  taker: presentFees(preview.taker),
-});
+export const presentPreview = (
+  preview: Exactly<PreviewView, Schemas['OrderPreview']> & { maker: Exactly<FeeBreakdown, Schemas['FeeBreakdown']>; taker: Exactly<FeeBreakdown, Schemas['FeeBreakdown']> },
+): Schemas['OrderPreview'] => preview;
 
 export const presentBatchCancelItem = (item: BatchCancelItem): Schemas['CancelledOrderItem'] | Schemas['FailedOrderItem'] =>
   'error' in item ? { order_id: item.order_id, error: item.error } : { order_id: item.order_id, status: item.status };
 
-export const presentBalance = (balance: BalanceView): Schemas['Balance'] => ({
-  balance: balance.balance,
-  reserved: balance.reserved,
-  available: balance.available,
-});
+export const presentBalance = (balance: Exactly<BalanceView, Schemas['Balance']>): Schemas['Balance'] => balance;
 
-export const presentPosition = (position: PositionView): Schemas['Position'] => ({
-  market_id: position.market_id,
-  ticker: position.ticker,
-  side: position.side,
-  count: position.count,
-  available: position.available,
-  updated_at: position.updated_at,
-});
+export const presentPosition = (position: Exactly<PositionView, Schemas['Position']>): Schemas['Position'] => position;
 
-export const presentFill = (fill: FillView): Schemas['Fill'] => ({
-  fill_id: fill.fill_id,
-  order_id: fill.order_id,
-  market_id: fill.market_id,
-  ticker: fill.ticker,
-  side: fill.side,
-  action: fill.action,
-  price: fill.price,
-  count: fill.count,
-  role: fill.role,
-  created_at: fill.created_at,
-});
+export const presentFill = (fill: Exactly<FillView, Schemas['Fill']>): Schemas['Fill'] => fill;
 
-export const presentSettlement = (settlement: SettlementView): Schemas['Settlement'] => ({
-  settlement_id: settlement.settlement_id,
-  market_id: settlement.market_id,
-  ticker: settlement.ticker,
-  result: settlement.result,
-  yes_count: settlement.yes_count,
-  no_count: settlement.no_count,
-  payout: settlement.payout,
-  created_at: settlement.created_at,
-});
+export const presentSettlement = (settlement: Exactly<SettlementView, Schemas['Settlement']>): Schemas['Settlement'] => settlement;
 
-export const presentTrade = (trade: TradeView): Schemas['Trade'] => ({
-  trade_id: trade.trade_id,
-  market_id: trade.market_id,
-  ticker: trade.ticker,
-  yes_price: trade.yes_price,
-  no_price: trade.no_price,
-  count: trade.count,
-  taker_side: trade.taker_side,
-  created_at: trade.created_at,
-});
+export const presentTrade = (trade: Exactly<TradeView, Schemas['Trade']>): Schemas['Trade'] => trade;
 
-export const presentOrderbook = (book: OrderbookView): Schemas['Orderbook'] => ({
-  yes: book.yes.map(([price, count]) => [price, count]),
-  no: book.no.map(([price, count]) => [price, count]),
-});
+export const presentOrderbook = (book: Exactly<OrderbookView, Schemas['Orderbook']>): Schemas['Orderbook'] => book;

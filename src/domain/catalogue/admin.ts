@@ -2,8 +2,9 @@ import { inTransaction, type Db, type Queryable } from '../../db/knex.js';
 import * as admin from '../../db/repositories/catalogue-admin.js';
 import * as catalogue from '../../db/repositories/catalogue.js';
 import type { EventView, MarketResult, MarketView, SeriesView, TagView } from '../../db/rows.js';
-import { NOTHING_AFTER_COMMIT, type AfterCommit } from '../after-commit.js';
 import { conflict, invalid, notFound } from '../errors.js';
+import { settleClosedMarket, settleResolvedMarket } from '../trading/commands/settle.js';
+import type { TradingTransactions } from '../trading/transaction.js';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -18,27 +19,14 @@ function taken(what: string) {
 const titleCase = (slug: string) => slug.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ');
 
 /**
- * Settles what happens to a market's resting orders and positions when it closes or resolves.
- * Trading plugs in here; the catalogue only changes statuses.
+ * Catalogue administration: tags, series, events and markets, closing and resolving markets. Closing and
+ * resolving run in a trading transaction (`trading`), so that settling the market's orders and positions
+ * commits with the status change, and what trading does after a commit follows it.
  */
-export interface MarketSettlement {
-  onMarketClosed(tx: Queryable, marketId: string): Promise<AfterCommit>;
-  onMarketResolved(tx: Queryable, marketId: string, result: MarketResult): Promise<AfterCommit>;
-  /** Called once the transaction given to onMarketClosed or onMarketResolved has committed. */
-  committed(afterCommit: AfterCommit): Promise<void>;
-}
-
-const NO_SETTLEMENT: MarketSettlement = {
-  onMarketClosed: async () => NOTHING_AFTER_COMMIT,
-  onMarketResolved: async () => NOTHING_AFTER_COMMIT,
-  committed: async () => {},
-};
-
-/** Catalogue administration: tags, series, events and markets, closing and resolving markets. */
 export class CatalogueAdminService {
   constructor(
     private readonly db: Db,
-    private readonly settlement: MarketSettlement = NO_SETTLEMENT,
+    private readonly trading: TradingTransactions,
   ) {}
 
   async createTag(input: { slug: string; label: string }): Promise<TagView> {
@@ -119,20 +107,20 @@ export class CatalogueAdminService {
   }
 
   async closeMarket(ticker: string): Promise<MarketView> {
-    const afterCommit = await inTransaction(this.db, async (tx) => {
+    await this.trading.run(async (transaction) => {
+      const { tx } = transaction;
       const market = await this.lockMarket(tx, ticker);
       if (market.status !== 'ACTIVE') throw conflict(`market '${ticker}' is ${market.status}, not ACTIVE`);
       await admin.closeMarket(tx, market.id);
-      const settled = await this.settlement.onMarketClosed(tx, market.id);
+      await settleClosedMarket(transaction, market.id);
       await admin.refreshEvent(tx, market.event_id);
-      return settled;
     });
-    await this.settlement.committed(afterCommit);
     return (await catalogue.findMarketView(this.db, { ticker }))!;
   }
 
   async resolveMarket(ticker: string, result: MarketResult): Promise<MarketView> {
-    const afterCommit = await inTransaction(this.db, async (tx) => {
+    await this.trading.run(async (transaction) => {
+      const { tx } = transaction;
       const market = await this.lockMarket(tx, ticker);
       if (market.status === 'RESOLVED') throw conflict(`market '${ticker}' is already resolved`);
       const event = (await admin.lockEventById(tx, market.event_id))!;
@@ -140,11 +128,9 @@ export class CatalogueAdminService {
         throw conflict(`event '${event.ticker}' is mutually exclusive and another market already resolved yes`);
       }
       await admin.resolveMarket(tx, market.id, result);
-      const settled = await this.settlement.onMarketResolved(tx, market.id, result);
+      await settleResolvedMarket(transaction, market.id, result);
       await admin.refreshEvent(tx, event.id);
-      return settled;
     });
-    await this.settlement.committed(afterCommit);
     return (await catalogue.findMarketView(this.db, { ticker }))!;
   }
 

@@ -1,6 +1,6 @@
 import { ticksOf } from '../trading/input.js';
 import { formatTicks, TICKS_PER_DOT } from '../trading/money.js';
-import { orderbookView, orderView } from '../trading/service.js';
+import { orderbookView, orderView } from '../trading/views.js';
 import type {
   BookSnapshot,
   CommittedOrder,
@@ -44,7 +44,6 @@ export function userOrderMsg(order: CommittedOrder, ticker: string): UserOrderMs
     expiration_ts: order.expiration_ts === null ? null : new Date(order.expiration_ts),
     created_at: new Date(order.created_at),
     updated_at: new Date(order.updated_at),
-    sort_created_at: order.created_at,
   });
 }
 

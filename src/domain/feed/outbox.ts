@@ -5,11 +5,11 @@ import { formatLots, formatTicks, TICKS_PER_DOT } from '../trading/money.js';
 import type { BookChange, CommittedOrder, FeedEvents, FillEvent, MarketFigures, TradeEvent } from './types.js';
 
 /**
- * What one trading transaction publishes, per market: built from the Changeset the service persisted and
+ * What one trading transaction publishes, per market: built from the Changeset it persisted and
  * what writing it returned (trade and fill ids, the orders as updated, the quantity each cancel and
  * decrease took off the book, the markets' figures). Pure: no query of its own, so that the outbox costs
- * the trading transaction one small statement. The service hands the result to the outbox repository
- * inside the same transaction, so a record exists exactly when its changes committed.
+ * the trading transaction one small statement. The TradingTransaction hands the result to the outbox
+ * repository inside the same transaction, so a record exists exactly when its changes committed.
  */
 
 /** An order row as a write returned it (decimals as strings, timestamps as Dates). */

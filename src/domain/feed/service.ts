@@ -22,7 +22,7 @@ export interface FeedOptions {
 
 /**
  * The real-time feed of one process: trading transactions write outbox records (repo.appendFeedRecords,
- * called by TradingService), which the process that committed them NOTIFYs (repo.FeedNotifier); every
+ * called by TradingTransaction), which the process that committed them NOTIFYs (repo.FeedNotifier); every
  * process's listener reads them in order per market (FeedRelay) and fans them out to the subscriptions of its
  * connections (FeedHub). Old records are pruned here too (any process may prune; deleting twice is harmless).
  */

@@ -4,7 +4,7 @@
  * a trading transaction writes (src/db/repositories/feed.ts). The AsyncAPI document
  * (openapi/asyncapi.yaml) describes the same shapes for clients.
  */
-import type { OrderView } from '../trading/types.js';
+import type { OrderView } from '../trading/views.js';
 
 export const PUBLIC_CHANNELS = ['orderbook_delta', 'trade', 'ticker'] as const;
 export const PRIVATE_CHANNELS = ['fill', 'user_orders'] as const;

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { inTransaction, type Db, type Queryable } from '../../db/knex.js';
+import type { Db } from '../../db/knex.js';
 import * as repo from '../../db/repositories/sessions.js';
-import { NOTHING_AFTER_COMMIT, type AfterCommit } from '../after-commit.js';
 import { conflict, invalid } from '../errors.js';
-import { orderIdOf } from '../trading/input.js';
+import { cancelAccountOrders } from '../trading/commands/cancel.js';
+import { clip, orderIdOf } from '../trading/input.js';
 import { formatMicroDots, parseScaled } from '../trading/money.js';
+import type { TradingTransaction, TradingTransactions } from '../trading/transaction.js';
 import { isScoring, type BookTop } from './scoring.js';
-import type { AccountOrderCanceller, HeartbeatView, ScoringStatusView, SessionStatusView } from './types.js';
+import type { HeartbeatView, ScoringStatusView, SessionStatusView } from './types.js';
 
 export interface OrderSessionOptions {
   /** ORDER_HEARTBEAT_TIMEOUT_SECS: a session expires this long after its last heartbeat. */
@@ -15,7 +16,7 @@ export interface OrderSessionOptions {
   now?: () => Date;
 }
 
-/** Most ids one scoring request may name (specification 8, "Batch size"). */
+/** Most ids one scoring request may name. */
 export const MAX_SCORING_IDS = 1000;
 
 const UNIQUE_VIOLATION = '23505';
@@ -29,7 +30,8 @@ const iso = (date: Date) => date.toISOString();
 const isOpenAndAhead = (session: repo.OrderSessionRow, now: Date) => session.cancelled_at === null && session.expires_at.getTime() > now.getTime();
 
 /**
- * Order sessions (specification 2.3, the heartbeat table of section 3, 4.1) and order scoring (2.4, 4.1).
+ * Order sessions and order scoring. A client that sends heartbeats has its resting orders cancelled when
+ * they stop: its session expires `timeoutSecs` after the last one.
  *
  * Heartbeat, for the caller's account, in one transaction that first locks the account's open session:
  * - no id (omitted, null or empty): renews the open session while it is live; otherwise starts one;
@@ -41,8 +43,9 @@ const isOpenAndAhead = (session: repo.OrderSessionRow, now: Date) => session.can
  * same transaction: the account's resting orders are cancelled and `cancelled_at`, `cancelled_count` set.
  *
  * Expiry (the sweep, `expireSessions`): each open session past `expires_at` is locked with SKIP LOCKED,
- * its account's live orders cancelled through the trading service's cancel path (reason 'heartbeat'), and
- * the session marked in the same transaction; so with any number of processes, each is handled once.
+ * its account's live orders cancelled through trading's cancel path (reason 'heartbeat'), and the session
+ * marked in the same transaction; so with any number of processes, each is handled once. Every transaction
+ * here is a trading transaction (`trading`), so that what trading does after a commit follows it.
  */
 export class OrderSessionService {
   private readonly now: () => Date;
@@ -50,7 +53,7 @@ export class OrderSessionService {
 
   constructor(
     private readonly db: Db,
-    private readonly trading: AccountOrderCanceller,
+    private readonly trading: TradingTransactions,
     options: OrderSessionOptions,
   ) {
     if (!Number.isInteger(options.timeoutSecs) || options.timeoutSecs <= 0) throw new RangeError(`timeoutSecs must be a positive integer, got ${options.timeoutSecs}`);
@@ -67,15 +70,15 @@ export class OrderSessionService {
     const id = wanted === undefined ? undefined : orderIdOf(wanted)!;
 
     for (let attempt = 1; ; attempt += 1) {
-      let afterCommit = NOTHING_AFTER_COMMIT;
       let outcome: HeartbeatOutcome;
       try {
-        outcome = await inTransaction(this.db, async (tx) => {
+        outcome = await this.trading.run(async (transaction) => {
+          const { tx } = transaction;
           const now = this.now();
           let open = await repo.lockOpenSession(tx, accountId);
           if (open && !isOpenAndAhead(open, now)) {
             const wasNamed = open.id === id;
-            afterCommit = await this.expireLocked(tx, open);
+            await this.expireLocked(transaction, open);
             open = undefined;
             if (wasNamed) return { kind: 'expired' };
           }
@@ -91,9 +94,8 @@ export class OrderSessionService {
         if (code === UNIQUE_VIOLATION && constraint === OPEN_SESSION_INDEX && attempt < START_ATTEMPTS) continue;
         throw error;
       }
-      await this.trading.committed(afterCommit);
       if (outcome.kind === 'expired') {
-        throw conflict(`heartbeat_id '${clip(wanted)}' names an expired order session: its resting orders were cancelled; send an empty heartbeat_id to start a new session`);
+        throw conflict(`heartbeat_id '${clip(wanted, 40)}' names an expired order session: its resting orders were cancelled; send an empty heartbeat_id to start a new session`);
       }
       if (outcome.kind === 'unknown') throw unknownSession(wanted!);
       return heartbeatView(outcome.session);
@@ -107,20 +109,22 @@ export class OrderSessionService {
   async expireSessions(): Promise<number> {
     let expired = 0;
     for (;;) {
-      const afterCommit = await inTransaction(this.db, async (tx) => {
-        const now = this.now();
-        const session = await repo.lockNextExpiredSession(tx, now);
-        return session ? this.expireLocked(tx, session) : undefined;
+      const found = await this.trading.run(async (transaction) => {
+        const session = await repo.lockNextExpiredSession(transaction.tx, this.now());
+        if (session) await this.expireLocked(transaction, session);
+        return session !== undefined;
       });
-      if (afterCommit === undefined) return expired;
+      if (!found) return expired;
       expired += 1;
-      await this.trading.committed(afterCommit);
     }
   }
 
   // --- order scoring
 
-  /** Specification 2.4, for the caller's account (an open session found past its expiry is expired first). */
+  /**
+   * Whether the caller's orders may score now and what it has resting, with its latest session (an open
+   * session found past its expiry is expired first).
+   */
   async scoringStatus(accountId: string): Promise<ScoringStatusView> {
     let latest = await repo.findLatestSession(this.db, accountId);
     if (latest && latest.cancelled_at === null && !isOpenAndAhead(latest, this.now())) {
@@ -194,23 +198,18 @@ export class OrderSessionService {
 
   /** Expires the account's open session if it is past its expiry (re-checked under its lock). */
   private async expireDue(accountId: string): Promise<void> {
-    const afterCommit = await inTransaction(this.db, async (tx) => {
+    await this.trading.run(async (transaction) => {
       const now = this.now();
-      const open = await repo.lockOpenSession(tx, accountId);
-      return open && !isOpenAndAhead(open, now) ? this.expireLocked(tx, open) : NOTHING_AFTER_COMMIT;
+      const open = await repo.lockOpenSession(transaction.tx, accountId);
+      if (open && !isOpenAndAhead(open, now)) await this.expireLocked(transaction, open);
     });
-    await this.trading.committed(afterCommit);
   }
 
-  /**
-   * Cancels the resting orders of a locked open session's account and marks the session expired, in the
-   * caller's transaction. Returns what to hand to the trading service once that transaction committed.
-   */
-  private async expireLocked(tx: Queryable, session: repo.OrderSessionRow): Promise<AfterCommit> {
-    const { cancelled, afterCommit } = await this.trading.cancelLiveOrdersInTransaction(tx, session.account_id, 'heartbeat');
+  /** Cancels the resting orders of a locked open session's account and marks the session expired. */
+  private async expireLocked(transaction: TradingTransaction, session: repo.OrderSessionRow): Promise<void> {
+    const cancelled = await cancelAccountOrders(transaction, session.account_id, 'heartbeat');
     // When the cancel was done (it commits with this row, so nothing of it is visible earlier).
-    await repo.markSessionCancelled(tx, session.id, this.now(), cancelled);
-    return afterCommit;
+    await repo.markSessionCancelled(transaction.tx, session.id, this.now(), cancelled);
   }
 }
 
@@ -238,12 +237,7 @@ function sessionStatusView(session: repo.OrderSessionRow, now: Date): SessionSta
 }
 
 function unknownSession(id: string) {
-  return invalid(`heartbeat_id '${clip(id)}' names no order session of this account; send an empty heartbeat_id to start one`, [
+  return invalid(`heartbeat_id '${clip(id, 40)}' names no order session of this account; send an empty heartbeat_id to start one`, [
     { location: 'body', path: 'heartbeat_id', message: 'unknown heartbeat_id' },
   ]);
-}
-
-function clip(value: unknown): string {
-  const s = String(value);
-  return s.length > 40 ? `${s.slice(0, 40)}...` : s;
 }

@@ -1,11 +1,9 @@
 /**
- * What the order-session service takes and gives: the wire shapes of the heartbeat (specification 2.3) and
- * of order scoring (2.4 and the scoring checks of 4.1): snake_case, `Z` timestamps, decimal strings.
+ * What the order-session service gives: the wire shapes of the heartbeat and of order scoring (snake_case,
+ * `Z` timestamps, decimal strings).
  */
-import type { Queryable } from '../../db/knex.js';
-import type { AfterCommit } from '../after-commit.js';
 
-/** Specification 2.3. */
+/** A live order session, as a heartbeat answers it. */
 export interface HeartbeatView {
   heartbeat_id: string;
   status: 'active';
@@ -27,7 +25,7 @@ export interface SessionStatusView {
   seconds_until_expiry: number;
 }
 
-/** Specification 2.4. */
+/** Whether an account's orders may score now, and what it has resting. */
 export interface ScoringStatusView {
   user_id: string;
   /** The account has started a heartbeat session, so its orders score only while a session is live. */
@@ -42,13 +40,4 @@ export interface ScoringStatusView {
   open_notional: string;
   /** Null when the account never started a session. */
   heartbeat: SessionStatusView | null;
-}
-
-/**
- * The part of the trading service order sessions need: cancelling an account's live orders inside the
- * session's transaction, through the normal cancel path, and what follows once that transaction committed.
- */
-export interface AccountOrderCanceller {
-  cancelLiveOrdersInTransaction(tx: Queryable, accountId: string, reason: 'heartbeat'): Promise<{ cancelled: number; afterCommit: AfterCommit }>;
-  committed(afterCommit: AfterCommit): Promise<void>;
 }

@@ -4,9 +4,9 @@ import { TICKS_PER_DOT, notionalMicroDots } from './money.js';
 
 /**
  * What one trading transaction does to accounts, orders, positions and markets, accumulated in exact
- * units (lots, ticks, micro-Dots) before anything is written. Pure: the service fills a Changeset from
- * the matching engine's result (or from cancels, decreases and settlements), checks it against the
- * locked balances, and persists it.
+ * units (lots, ticks, micro-Dots) before anything is written. Pure: a command fills a Changeset from
+ * the matching engine's result (or from cancels, decreases and settlements), and its TradingTransaction
+ * checks it against the locked balances and persists it.
  *
  * Money rules:
  * - a buy reserves its limit x count (cash -> reserved) at placement; a fill consumes limit x lots of the

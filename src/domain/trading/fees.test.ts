@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DomainError } from '../errors.js';
 import { checkFeesAreZero, FEE_FIELDS, parseTerms } from './input.js';
 
-/** The fee-free profile on payloads (specification 1.5, 7): fee fields only as zero. */
+/** The exchange is fee-free: fee fields of a payload are accepted only as zero. */
 describe('checkFeesAreZero', () => {
   it.each(FEE_FIELDS)('accepts %s as 0, "0", "0.00", null or absent', (field) => {
     for (const value of [0, '0', '0.00', '00', null, undefined]) expect(() => checkFeesAreZero({ [field]: value })).not.toThrow();

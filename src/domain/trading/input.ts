@@ -8,7 +8,7 @@ import type { OrderStatus, PlaceOrderInput, PreviewInput } from './types.js';
  * - prices: two places ("0.45");
  * - counts: contracts with up to 4 places, no trailing zeros ("10", "12.5");
  * - balances: Dots with at least 2 and up to 6 places, exact ("1000.00", "999.955");
- * - preview money fields: exactly two places, as the specification says.
+ * - preview money fields: exactly two places.
  */
 
 export const ZERO_BUILDER_CODE = `0x${'0'.repeat(64)}`;
@@ -195,7 +195,8 @@ export function iso(date: Date): string {
   return date.toISOString();
 }
 
-function clip(value: unknown): string {
+/** What an error message echoes of a value a client sent: at most `length` characters of it. */
+export function clip(value: unknown, length = 24): string {
   const s = String(value);
-  return s.length > 24 ? `${s.slice(0, 24)}...` : s;
+  return s.length > length ? `${s.slice(0, length)}...` : s;
 }

@@ -8,7 +8,7 @@ import { formatMoney, lotsOf, microOf, type Placement } from './input.js';
 import { formatLots, formatTicks, notionalMicroDots } from './money.js';
 import type { OrderStatus } from './types.js';
 
-/** A placement waiting to be made (TradingService.placeBatch). */
+/** A placement waiting to be made (commands/place.ts). */
 export interface PlacementRequest {
   accountId: string;
   order: Placement;

@@ -1,8 +1,8 @@
 /**
  * The order-expiry sweep: runs `expireOrders` every `intervalMs`, one pass at a time (the next pass is
  * scheduled when the previous one ends, so passes never overlap in a process). Several processes may
- * sweep at once: TradingService.expireOrders handles each market under its row lock. The timer does not
- * keep the process alive; `stop()` cancels the next pass and waits for the running one, so that the
+ * sweep at once: expireOrders (commands/expire.ts) handles each market under its row lock. The timer does
+ * not keep the process alive; `stop()` cancels the next pass and waits for the running one, so that the
  * database pool can be closed right after.
  */
 export interface Sweep {

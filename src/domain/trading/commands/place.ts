@@ -1,0 +1,89 @@
+import { performance } from 'node:perf_hooks';
+import { beginPlacements } from '../../../db/repositories/trading.js';
+import { conflict } from '../../errors.js';
+import { Batcher, type Outcome } from '../batcher.js';
+import { microOf, parsePlacement } from '../input.js';
+import { placementRead, planPlacements, type PlacementRequest } from '../placement.js';
+import type { InsertedOrder, TradingTransactions } from '../transaction.js';
+import type { PlaceOrderInput } from '../types.js';
+import { orderView, type OrderView } from '../views.js';
+
+const UNIQUE_VIOLATION = '23505';
+const CLIENT_ORDER_ID_INDEX = 'orders_account_client_order_id_unique';
+/** Placements made in one transaction at most. */
+const MAX_PLACEMENT_BATCH = 32;
+
+/**
+ * Order placement. Placements that arrive while others are being made wait, and go together in one
+ * transaction (group commit): the markets' locks are taken once and the transaction commits once for all
+ * of them (placements on one market are serialised by its lock anyway, so under load this is what lets
+ * them go faster than one commit at a time). They are matched one after another in memory against what the
+ * transaction read at its start (planPlacements), and written in as few statements as possible. A
+ * placement refused by a rule gets its error and leaves the others alone. If the transaction fails as a
+ * whole while placing (a write refused by the database: say, one client_order_id placed twice by two
+ * processes at once), each placement is made again in a transaction of its own, so that an error reaches
+ * only the placement it belongs to.
+ */
+export class OrderPlacement {
+  readonly #batcher = new Batcher<PlacementRequest, OrderView>((items) => this.#placeBatch(items), MAX_PLACEMENT_BATCH);
+
+  constructor(private readonly transactions: TradingTransactions) {}
+
+  /** Places an order that arrived at `now` (expiry and the matching of expired orders are judged by it). */
+  async place(accountId: string, input: PlaceOrderInput, now: Date): Promise<OrderView> {
+    const order = parsePlacement(input, now);
+    return this.#batcher.submit({ accountId, order, now });
+  }
+
+  async #placeBatch(items: PlacementRequest[]): Promise<Array<Outcome<OrderView>>> {
+    if (items.length > 1) {
+      // Made again one by one only when the batch failed while placing (so nothing of it committed); a
+      // failure after that (the outbox write, the COMMIT itself, whose outcome may be unknown) is every
+      // placement's error: placing them again could place them twice.
+      let placing = true;
+      const placed = await this.#placeTogether(items, () => {
+        placing = false;
+      }).catch((error: unknown) => {
+        if (placing) return undefined;
+        throw error;
+      });
+      if (placed) return placed;
+    }
+    const outcomes: Array<Outcome<OrderView>> = [];
+    for (const item of items) {
+      const [outcome] = await this.#placeTogether([item]).catch((error: { code?: string; constraint?: string }) => {
+        // Two placements with one client_order_id racing past the check: the unique index decides.
+        if (error.code === UNIQUE_VIOLATION && error.constraint === CLIENT_ORDER_ID_INDEX) {
+          return [{ error: conflict(`client_order_id '${item.order.clientOrderId}' is already used by another order of this account`) }];
+        }
+        return [{ error }];
+      });
+      outcomes.push(outcome!);
+    }
+    return outcomes;
+  }
+
+  /** Placements in one transaction; `placed` is called once all their writes are made. */
+  async #placeTogether(items: PlacementRequest[], placed?: () => void): Promise<Array<Outcome<OrderView>>> {
+    const started = performance.now();
+    const { outcomes, inserted } = await this.transactions.run(async (transaction) => {
+      // Its first statement applies the trading plan settings too.
+      const reads = await beginPlacements(transaction.tx, items.map(placementRead));
+      const plan = planPlacements(items, reads);
+      const balances = new Map(reads.balances.map((r) => [r.user_id, { cash: microOf(r.cash), reserved: microOf(r.reserved) }]));
+      const inserted = new Map<string, InsertedOrder>();
+      for (const write of plan.writes) {
+        for (const row of await transaction.persist(write.changes, balances, write)) inserted.set(row.id, row);
+        for (const [accountId, delta] of write.changes.balances) {
+          const balance = balances.get(accountId)!;
+          balances.set(accountId, { cash: balance.cash + delta.cash, reserved: balance.reserved + delta.reserved });
+        }
+      }
+      placed?.();
+      return { outcomes: plan.outcomes, inserted };
+    });
+    this.transactions.activity?.placed(items.length, inserted.size, (performance.now() - started) / 1000);
+    // A new order's row as inserted is its state once placed (a later placement that meets it is written by a later statement).
+    return outcomes.map((o) => ('error' in o ? o : { value: orderView({ ...inserted.get(o.orderId)!, ticker: o.market.ticker }) }));
+  }
+}
