@@ -5,7 +5,7 @@ import * as repo from '../../db/repositories/trading.js';
 import type { MarketResult } from '../../db/rows.js';
 import type { AfterCommit } from '../after-commit.js';
 import type { MarketSettlement } from '../catalogue/admin.js';
-import { conflict, invalid, notFound } from '../errors.js';
+import { conflict, DomainError, invalid, notFound } from '../errors.js';
 import { outboxEntries, type BookRemoval, type OutboxEntry, type PlacedOrder } from '../feed/outbox.js';
 import { decodeCursor, encodeCursor, splitPage } from '../pagination/cursor.js';
 import { Batcher, type Outcome } from './batcher.js';
@@ -35,6 +35,7 @@ import type {
   OrderbookView,
   OrderView,
   PlaceOrderInput,
+  PlacementOutcome,
   PositionView,
   PreviewInput,
   PreviewView,
@@ -70,8 +71,10 @@ type FeedOutbox = OutboxEntry[];
 
 const UNIQUE_VIOLATION = '23505';
 const CLIENT_ORDER_ID_INDEX = 'orders_account_client_order_id_unique';
-/** Placements made in one transaction at most (placeBatch). */
+/** Placements made in one transaction at most (placeBatch); a batch placement (placeOrders) always fits whole. */
 const MAX_PLACEMENT_BATCH = 32;
+/** Orders one batch placement (placeOrders) may carry. */
+export const MAX_ORDERS_PER_BATCH = 20;
 /** Markets handled per expiry pass before looking again. */
 const EXPIRY_BATCH = 100;
 
@@ -198,6 +201,32 @@ export class TradingService implements Trading, MarketSettlement {
     const now = this.now();
     const order = parsePlacement(input, now);
     return this.placements.submit({ accountId, order, now });
+  }
+
+  /**
+   * Orders of one account placed together: each is checked on its own (one that fails its checks gets its
+   * error and is not placed), then the others go to the placement batches together, so that they are made
+   * in one transaction (with any placements waiting before them) and come to exactly what placing them one
+   * after another, in this order, would (see placeBatch). Outcomes in the order of `inputs`.
+   */
+  async placeOrders(accountId: string, inputs: readonly PlaceOrderInput[]): Promise<PlacementOutcome[]> {
+    if (inputs.length === 0 || inputs.length > MAX_ORDERS_PER_BATCH) throw invalid(`a batch places 1 to ${MAX_ORDERS_PER_BATCH} orders, got ${inputs.length}`);
+    const now = this.now();
+    const checked = inputs.map((input): { order: PlacementRequest['order'] } | { error: DomainError } => {
+      try {
+        return { order: parsePlacement(input, now) };
+      } catch (error) {
+        if (error instanceof DomainError) return { error };
+        throw error;
+      }
+    });
+    const placed = await this.placements.submitTogether(checked.flatMap((c) => ('order' in c ? [{ accountId, order: c.order, now }] : [])));
+    let next = 0;
+    return checked.map((c) => {
+      if ('error' in c) return c;
+      const outcome = placed[next++]!;
+      return 'value' in outcome ? { order: outcome.value } : outcome;
+    });
   }
 
   /**
