@@ -64,10 +64,14 @@ export const placeOrderBatch: Handler<'placeOrderBatch'> = async ({ body, accoun
   let next = 0;
   const outcomes = checked.map((c): PlacementOutcome => (c.input ? placed[next++]! : { error: c.error }));
   // A failure of the service itself (not a rule) is the request's, as for a single placement: 500.
-  const failure = outcomes.find((o) => 'error' in o && !(o.error instanceof DomainError));
-  if (failure) throw (failure as { error: unknown }).error;
-  return { status: 201, body: { orders: outcomes.map((outcome, i) => presentPlacedOrderItem(outcome as PresentableOutcome, clientOrderIdOf(checked[i]!.item))) } };
+  const failure = outcomes.find((o) => !isPresentable(o));
+  if (failure && 'error' in failure) throw failure.error;
+  const presentable = outcomes.filter(isPresentable);
+  return { status: 201, body: { orders: presentable.map((outcome, i) => presentPlacedOrderItem(outcome, clientOrderIdOf(checked[i]!.item))) } };
 };
+
+/** An order placed, or refused by a rule (a DomainError). */
+const isPresentable = (outcome: PlacementOutcome): outcome is PresentableOutcome => !('error' in outcome) || outcome.error instanceof DomainError;
 
 /** The client_order_id an order of a batch was sent with, when it is a string. */
 function clientOrderIdOf(item: object): string | undefined {
