@@ -835,6 +835,18 @@ describe('placements made together', () => {
     expect(Number(transactions!.n)).toBeLessThanOrEqual(2);
   }
 
+  it('in a batch (placeOrders): 1 to 20 orders, each checked on its own, outcomes in order', async () => {
+    const { ticker } = await newMarket();
+    const a = await newAccount();
+    const order: PlaceOrderInput = { ticker, side: 'yes', count: '1', price: '0.40' };
+    for (const size of [0, 21]) {
+      await expect(trading.placeOrders(a, Array(size).fill(order))).rejects.toMatchObject({ code: 'invalid_request', message: `a batch places 1 to 20 orders, got ${size}` });
+    }
+    const outcomes = await trading.placeOrders(a, [order, { ...order, price: '1.5' }, { ...order, time_in_force: 'DAY' as never }, { ...order, count: '2' }]);
+    expect(outcomes.map((o) => ('order' in o ? o.order.count : (o.error as DomainError).code))).toEqual(['1', 'invalid_request', 'invalid_request', '2']);
+    expect(await api.db('orders').where({ account_id: a }).countDistinct({ n: 'created_at' })).toEqual([{ n: '1' }]);
+  });
+
   // Twelve runs of up to 24 placements, each made twice over: minutes when the suite shares the CPU.
   it('come to exactly what the same placements made one at a time come to', async () => {
     await fc.assert(
