@@ -22,6 +22,12 @@
  *          to market (k + i) mod 16;
  *      (c) batch cancel: one account places 1,000 resting bids (0.01..0.30) on a market of their own, then one
  *          DELETE /api/portfolio/orders/batched names the 1,000 ids; BENCH_BATCH_REPEATS times (default 5).
+ *      (d) crossing-heavy flow: every placement a buy of 1 contract at a price spread over 0.45..0.55, YES and
+ *          NO in turn (by two accounts per client, so never a self-trade), so that most cross; 16 markets,
+ *          BENCH_CONNECTIONS clients;
+ *      (e) batch placement: 8 clients, each sending POST /api/portfolio/orders/batched with 20 orders, a batch
+ *          of resting YES buys at 0.40 then one of crossing NO buys at 0.70 (16 markets): orders per second,
+ *          latency per batch.
  * 4. Baseline, same run, same database, same duration: BENCH_CONNECTIONS pg clients each looping
  *    BEGIN; UPDATE one row; INSERT one row; COMMIT (synchronous commit, as the service's transactions),
  *    each client on its own row; once more with every client on one shared row (serialised on its row
@@ -34,7 +40,8 @@
  *    fresh markets; the service of step 2 is stopped first. No target: these rows show, beside the
  *    in-process ones, what a second worker process buys on this machine.
  *
- * Prints placements (or transactions) per second, p50/p99 latency, the main thread's CPU time per request
+ * Prints placements (or transactions) per second, p50/p99 latency (per request: per batch in (e)), each
+ * placement row's rate as a share of the own-row baseline's, the main thread's CPU time per request
  * (for the rows of step 5: the CPU time of the service's processes),
  * PostgreSQL's CPU time per request (embedded only; both from /proc), the machine's CPU use, the SQL
  * statements one request runs (BEGIN and COMMIT included), and for (a) and (b) what the service's database
@@ -72,6 +79,9 @@ const MARKETS = 16;
 /** BENCH_SHARED_EVENT=1: the 16 markets of (b) in one event (whose rollups every placement then refreshes). */
 const SHARED_EVENT = process.env.BENCH_SHARED_EVENT === '1';
 const BATCH = 1000;
+/** (e): clients sending batch placements, and the orders per batch. */
+const BATCH_CLIENTS = 8;
+const ORDERS_PER_BATCH = 20;
 const STARTING_BALANCE = '100000000';
 const ADMIN = { email: 'bench-orders-admin@dots.local', password: 'bench-orders-password' };
 
@@ -125,6 +135,8 @@ async function load(job) {
   const statuses = {};
   const orderStatuses = {};
   const ids = [];
+  let placed = 0;
+  let refused = 0;
   const failures = [];
   let issued = 0;
   await Promise.all(job.clients.map(async (cycle, c) => {
@@ -137,17 +149,25 @@ async function load(job) {
       latencies.push(res.ended - res.started);
       statuses[res.status] = (statuses[res.status] || 0) + 1;
       if (res.status >= 200 && res.status < 300) {
-        const order = JSON.parse(res.text).order;
-        if (order) {
-          orderStatuses[order.status] = (orderStatuses[order.status] || 0) + 1;
-          if (job.collectIds) ids.push(order.order_id);
+        const answer = JSON.parse(res.text);
+        // A single placement answers {order}; a batch placement {orders: [{order, error}]}.
+        for (const item of answer.orders || [answer]) {
+          const order = item.order;
+          if (order) {
+            placed++;
+            orderStatuses[order.status] = (orderStatuses[order.status] || 0) + 1;
+            if (job.collectIds) ids.push(order.order_id);
+          } else if (item.error) {
+            refused++;
+            if (failures.length < 5) failures.push('an order of a batch refused: ' + JSON.stringify(item.error).slice(0, 300));
+          }
         }
       } else if (failures.length < 5) failures.push(res.status + ' ' + res.text.slice(0, 300));
     }
   }));
   const elapsedMs = job.durationMs === null ? performance.now() - t0 : job.durationMs;
   for (const agent of agents) agent.destroy();
-  return { latencies, statuses, orderStatuses, ids, failures, elapsedMs };
+  return { latencies, statuses, orderStatuses, ids, placed, refused, failures, elapsedMs };
 }
 
 async function once(job) {
@@ -178,6 +198,10 @@ interface LoadResult {
   latencies: number[];
   statuses: Record<string, number>;
   orderStatuses: Record<string, number>;
+  /** Orders placed (answered with an order: one per single placement, one per placed item of a batch). */
+  placed: number;
+  /** Orders of batches answered with an error. */
+  refused: number;
   ids: string[];
   failures: string[];
   elapsedMs: number;
@@ -648,6 +672,10 @@ async function main(): Promise<void> {
     const sharedEvent = SHARED_EVENT ? await newEvent('MANY') : undefined;
     for (let i = 0; i < MARKETS; i++) many.push(await newMarket(`MANY${i}`, sharedEvent));
     const batchMarket = await newMarket('BATCH');
+    const crossMarkets: string[] = [];
+    for (let i = 0; i < MARKETS; i++) crossMarkets.push(await newMarket(`CROSS${i}`));
+    const quoteMarkets: string[] = [];
+    for (let i = 0; i < MARKETS; i++) quoteMarkets.push(await newMarket(`QUOTE${i}`));
     const scratch = await newMarket('SCRATCH');
 
     log(`registering ${2 * CONNECTIONS + 1} accounts (STARTING_BALANCE ${STARTING_BALANCE})`);
@@ -668,6 +696,30 @@ async function main(): Promise<void> {
         const ticker = tickers[(k + i) % tickers.length]!;
         return [resting(ticker, makers[k]!), crossing(ticker, takers[k]!)];
       }));
+
+    /**
+     * (d) the crossing-heavy flow: client k's i-th placement is a buy of 1 contract at a price spread over
+     * 0.45..0.55, of YES by its maker account and of NO by its taker account in turn (never a self-trade), on
+     * market (k + i/2) mod 16. A YES buy at p meets a NO buy at q when p + q >= 1: most cross.
+     */
+    const crossingFlow = Array.from({ length: CONNECTIONS }, (_, k) =>
+      Array.from({ length: 2 * 11 * MARKETS }, (_, i) => {
+        const yes = i % 2 === 0;
+        const price = ((45 + ((k * 7 + i * 3) % 11)) / 100).toFixed(2);
+        return place(yes ? makers[k]! : takers[k]!, { ticker: crossMarkets[(k + (i >> 1)) % MARKETS]!, side: yes ? 'yes' : 'no', action: 'buy', count: '1', price });
+      }),
+    );
+    /**
+     * (e) batch placement: client k sends a batch of 20 resting YES buys at 0.40 (its maker account), then a
+     * batch of 20 crossing NO buys at 0.70 (its taker account), the j-th order of each on market (k + j) mod 16:
+     * half the orders rest and half match, as in (b).
+     */
+    const placeBatch = (token: string, orders: Array<Record<string, unknown>>): WireRequest => ({ method: 'POST', path: '/api/portfolio/orders/batched', token, body: JSON.stringify({ orders }) });
+    const batchFlow = Array.from({ length: BATCH_CLIENTS }, (_, k) => {
+      const orders = (side: string, price: string) =>
+        Array.from({ length: ORDERS_PER_BATCH }, (_, j) => ({ ticker: quoteMarkets[(k + j) % MARKETS]!, side, action: 'buy', count: '1', price }));
+      return [placeBatch(makers[k]!, orders('yes', '0.40')), placeBatch(takers[k]!, orders('no', '0.70'))];
+    });
 
     // Statements per request, on a scratch market (the service's own query events). The background sweeps
     // share the pool and may run a statement meanwhile: the fewest of three tries counts.
@@ -696,32 +748,42 @@ async function main(): Promise<void> {
     const measureStarted = performance.now();
     const rows: Row[] = [];
 
-    /** `on`: the service as a process of its own (with the load client on its port) instead of the one in this process. */
-    const placementRow = async (name: string, tickers: string[], on?: { service: ServiceProcess; client: LoadClient }): Promise<Row> => {
-      const warmup = (on?.client ?? client).load(cycles(tickers), { warmupMs: WARMUP * 1000, durationMs: DURATION * 1000 });
+    /**
+     * A row of placements on `tickers`: by default the flow of (a) and (b) (cycles). `on`: the service as a
+     * process of its own (with the load client on its port) instead of the one in this process; `clients`:
+     * another flow (each client's requests, single or batch placements). Rates and CPU are per order placed,
+     * latencies per request.
+     */
+    const placementRow = async (
+      name: string,
+      tickers: string[],
+      options: { on?: { service: ServiceProcess; client: LoadClient }; clients?: WireRequest[][] } = {},
+    ): Promise<Row> => {
+      const { on } = options;
+      const warmup = (on?.client ?? client).load(options.clients ?? cycles(tickers), { warmupMs: WARMUP * 1000, durationMs: DURATION * 1000 });
       await new Promise((resolve) => setTimeout(resolve, WARMUP * 1000));
       const sampler = await sample(database.postmasterPid, on && (() => processesCpu(on.service.pids())));
       const spread = on && on.service.workers > 1 ? on.service.connections() : undefined;
       const activity = await sampleActivity(database.url);
       const result = await warmup;
-      const usage = await sampler.stop(result.latencies.length);
+      const usage = await sampler.stop(result.placed);
       const connections = await activity.stop();
       const sorted = Float64Array.from(result.latencies).sort();
       const ok = Object.entries(result.statuses).filter(([s]) => s === '201').reduce((n, [, c]) => n + c, 0);
-      const failed = result.latencies.length - ok;
+      const failed = result.latencies.length - ok + result.refused;
       const grouping = await placementsPerTransaction(database.url, tickers);
-      const orderStatuses = Object.entries(result.orderStatuses).map(([s, c]) => `${s} ${((c / Math.max(1, ok)) * 100).toFixed(0)}%`).join(', ');
+      const orderStatuses = Object.entries(result.orderStatuses).map(([s, c]) => `${s} ${((c / Math.max(1, result.placed)) * 100).toFixed(0)}%`).join(', ');
       return {
         name,
-        rate: ok / (result.elapsedMs / 1000),
+        rate: result.placed / (result.elapsedMs / 1000),
         p50: percentile(sorted, 50),
         p99: percentile(sorted, 99),
         max: sorted.at(-1),
         ...usage,
-        statements: on ? '-' : placementStatements,
+        statements: on || options.clients ? '-' : placementStatements,
         failed,
         note:
-          `answered ${orderStatuses}; ${grouping.toFixed(1)} placements per transaction; ${connections}` +
+          `${ok} requests answered 201 (${(ok / (result.elapsedMs / 1000)).toFixed(0)}/s), orders ${orderStatuses}; ${grouping.toFixed(1)} placements per transaction; ${connections}` +
           `${spread ? `; connections held by each worker: ${[...spread.values()].join(', ')}` : ''}${failed > 0 ? `; failures: ${result.failures.join(' | ')}` : ''}`,
       };
     };
@@ -765,7 +827,12 @@ async function main(): Promise<void> {
       note: `${sortedCancels.map((ms) => ms.toFixed(0)).join(', ')} ms; ${batchNote}`,
     });
 
-    rows.push(await baseline(database.url, database.postmasterPid, 'own'));
+    const crossingRow = await placementRow(`(d) crossing-heavy: buys of 1 at 0.45..0.55, ${MARKETS} markets, ${CONNECTIONS} clients`, crossMarkets, { clients: crossingFlow });
+    const batchRow = await placementRow(`(e) batch placement, ${ORDERS_PER_BATCH} orders per request, ${MARKETS} markets, ${BATCH_CLIENTS} clients`, quoteMarkets, {
+      clients: batchFlow,
+    });
+    const ownBaseline = await baseline(database.url, database.postmasterPid, 'own');
+    rows.push(crossingRow, batchRow, ownBaseline);
     rows.push(await baseline(database.url, database.postmasterPid, 'shared'));
     rows.push(await baseline(database.url, database.postmasterPid, 'notify'));
     const ownRows = rows.length;
@@ -791,8 +858,8 @@ async function main(): Promise<void> {
         const event = SHARED_EVENT ? await newEvent(`MANYW${workers}`, spawned.url) : undefined;
         for (let i = 0; i < MARKETS; i++) manyMarkets.push(await newMarket(`MANY${i}W${workers}`, event, spawned.url));
         const on = { service: spawned, client: spawnedClient };
-        byProcess.set(`a${workers}`, await placementRow(`(a) place, 1 market, ${CONNECTIONS} clients, ${label}`, [oneMarket], on));
-        byProcess.set(`b${workers}`, await placementRow(`(b) place, ${MARKETS} markets${SHARED_EVENT ? ' of 1 event' : ''}, ${CONNECTIONS} clients, ${label}`, manyMarkets, on));
+        byProcess.set(`a${workers}`, await placementRow(`(a) place, 1 market, ${CONNECTIONS} clients, ${label}`, [oneMarket], { on }));
+        byProcess.set(`b${workers}`, await placementRow(`(b) place, ${MARKETS} markets${SHARED_EVENT ? ' of 1 event' : ''}, ${CONNECTIONS} clients, ${label}`, manyMarkets, { on }));
       } finally {
         await spawnedClient.close();
       }
@@ -809,7 +876,9 @@ async function main(): Promise<void> {
       await facts.query(
         `select current_setting('server_version') as version, current_setting('fsync') as fsync,
                 current_setting('synchronous_commit') as synchronous_commit, current_setting('max_connections') as max_connections,
-                (select count(*)::int from orders) as orders, (select count(*)::int from trades) as trades`,
+                (select count(*)::int from orders) as orders, (select count(*)::int from trades) as trades,
+                (select count(*)::int from orders o join markets m on m.id = o.market_id where m.ticker = any($1)) as batch_orders`,
+        [quoteMarkets],
       )
     ).rows[0];
     await facts.end();
@@ -832,13 +901,14 @@ async function main(): Promise<void> {
     );
     console.log(
       `${CONNECTIONS} clients on keep-alive connections (load client in a worker thread), ${DURATION} s per row after ${WARMUP} s warm-up; ` +
-        `half the placements rest (YES buy 0.40), half cross (NO buy 0.70); service log level ${logLevel} (to /dev/null)\n`,
+        `in (a), (b) and (e) half the placements rest (YES buy 0.40), half cross (NO buy 0.70); service log level ${logLevel} (to /dev/null)\n`,
     );
     printTable(rows);
     console.log(
       [
         '',
-        'per s: successful placements (or baseline transactions) per second; srv cpu µs/req: CPU time of the main thread per request',
+        'per s: orders placed (or baseline transactions) per second; p50/p99/max: per request (in (e) per batch of 20 orders); srv cpu',
+        'µs/req: CPU time of the main thread per order placed (or transaction)',
         "(the service runs there; the load client runs in a worker; the baselines' pg clients run in the main thread), with its kernel",
         'share (sys: mostly socket I/O); pg cpu µs/req: CPU time of the embedded PostgreSQL per request (all its processes); cpu %: the',
         "whole machine's CPU use during the row (2 cores are 100%; other work on the machine included); stmts/req: SQL statements the",
@@ -855,6 +925,14 @@ async function main(): Promise<void> {
         `crossing ${crossingOnce.statements.length} (${inTransaction(crossingOnce.statements)}), each alone; placements arriving while a ` +
         `transaction of placements runs wait and go together in the next one (one at a time per process): on one market ${(1000 / oneRow!.rate!).toFixed(1)} ms per placement (1 / rate)`,
     );
+    // Each row against the durable transaction of the same run (own rows), as the issue's acceptance reads them.
+    const ofBaseline = (row: Row) => `${((row.rate! / ownBaseline.rate!) * 100).toFixed(0)}%`;
+    const [oneMarketRow, manyMarketsRow] = rows;
+    console.log(
+      `\nratios to the own-row durable baseline (${fmt(ownBaseline.rate)}/s): (a) ${ofBaseline(oneMarketRow!)}, (b) ${ofBaseline(manyMarketsRow!)}, ` +
+        `(d) ${ofBaseline(crossingRow)} (p99 ${fmt(crossingRow.p99, 1)} ms), (e) ${ofBaseline(batchRow)} in orders/s ` +
+        `(p99 per batch of ${ORDERS_PER_BATCH} ${fmt(batchRow.p99, 1)} ms; ${(batchRow.rate! / manyMarketsRow!.rate!).toFixed(1)} times the single placements of (b))`,
+    );
     console.log(`\nsetup ${setupSeconds.toFixed(0)} s, measuring ${measureSeconds.toFixed(0)} s; ${settings.orders} orders, ${settings.trades} trades in the database`);
 
     const metricsVerdicts: Array<{ ok: boolean; text: string }> = [];
@@ -870,7 +948,10 @@ async function main(): Promise<void> {
         metricsVerdicts.push(
           { ok: placedCount === settings.orders, text: `metrics: ${placedCount} placements counted, ${settings.orders} orders in the database` },
           { ok: tradeCount === settings.trades, text: `metrics: ${tradeCount} trades counted, ${settings.trades} trades in the database` },
-          { ok: placeOrderCount === settings.orders, text: `metrics: ${placeOrderCount} placeOrder answers 2xx in the histogram, ${settings.orders} orders in the database` },
+          {
+            ok: placeOrderCount === settings.orders - settings.batch_orders,
+            text: `metrics: ${placeOrderCount} placeOrder answers 2xx in the histogram, ${settings.orders - settings.batch_orders} orders in the database placed one at a time`,
+          },
         );
       }
     }

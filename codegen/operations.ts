@@ -15,6 +15,8 @@ export interface OperationInfo {
   clampMaxima: Record<string, number>;
   /** `x-rate-limit`: the request budget the operation draws on. */
   rateLimit?: 'public-reads' | 'private-reads' | 'order-writes' | 'login' | 'registration';
+  /** `x-rate-limit-count`: the request body's array whose items the request draws from its budget, one each. */
+  rateLimitCount?: string;
   operation: OpenAPIV3.OperationObject;
   pathItem: OpenAPIV3.PathItemObject;
 }
@@ -57,6 +59,7 @@ export function listOperations(doc: OpenAPIV3.Document): OperationInfo[] {
         requiredRole: typeof operation['x-required-role'] === 'string' ? operation['x-required-role'] : undefined,
         clampMaxima,
         rateLimit: typeof operation['x-rate-limit'] === 'string' ? (operation['x-rate-limit'] as OperationInfo['rateLimit']) : undefined,
+        rateLimitCount: typeof operation['x-rate-limit-count'] === 'string' ? operation['x-rate-limit-count'] : undefined,
         operation,
         pathItem,
       });

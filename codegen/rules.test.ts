@@ -49,6 +49,20 @@ describe('findContractProblems', () => {
     ]);
   });
 
+  it('refuses an x-rate-limit-count that names no required, bounded array of the required JSON body', () => {
+    const body = (schema: unknown, required = true) => ({ required, content: { 'application/json': { schema } } });
+    const counted = { type: 'object', required: ['items'], properties: { items: { type: 'array', maxItems: 20, items: { type: 'object' } } } };
+    const operation = (requestBody: unknown, name: unknown = 'items') => ({ operationId: 'placeThings', summary: 's', 'x-rate-limit-count': name, requestBody, responses: { 201: ok } });
+    expect(findContractProblems(doc({ '/a': { post: operation(body(counted)) } }))).toEqual([]);
+    const refused = (op: Record<string, unknown>) => findContractProblems(doc({ '/a': { post: op } }));
+    const message = "POST /a: x-rate-limit-count 'items' must name a required array property, with maxItems, of the required JSON request body";
+    expect(refused(operation(body(counted, false)))).toEqual([message]);
+    expect(refused(operation(body({ ...counted, required: [] })))).toEqual([message]);
+    expect(refused(operation(body({ ...counted, properties: { items: { type: 'array', items: {} } } })))).toEqual([message]);
+    expect(refused(operation(body({ ...counted, properties: { items: { type: 'string', maxLength: 3 } } })))).toEqual([message]);
+    expect(refused(operation(body(counted), 7))).toEqual(['POST /a: x-rate-limit-count must name a property of the request body']);
+  });
+
   it('accepts a sound document', () => {
     expect(findContractProblems(doc({ '/a': { get: { operationId: 'listThings', summary: 's', responses: { 200: ok } } } }))).toEqual([]);
   });

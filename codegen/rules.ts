@@ -28,6 +28,7 @@ export function findContractProblems(doc: OpenAPIV3.Document): string[] {
     }
     if (!op.operation.summary) problems.push(`${where}: has no summary`);
     problems.push(...abuseResponseProblems(op, where));
+    problems.push(...rateLimitCountProblems(doc, op, where));
     for (const [status, raw] of Object.entries(op.operation.responses ?? {})) {
       const response = resolveRef(doc, raw);
       const media = Object.values(response?.content ?? {});
@@ -89,6 +90,25 @@ function abuseResponseProblems(op: ReturnType<typeof listOperations>[number], wh
     if (!response || !('$ref' in response) || response.$ref !== ref) problems.push(`${where}: response ${status} must be $ref '${ref}'`);
   }
   return problems;
+}
+
+/**
+ * `x-rate-limit-count: <property>`: the request draws one unit of its budget per item of that array of its
+ * JSON body, so the property must be a required array of the body's schema, with a maximum (maxItems) that
+ * bounds what one request can take.
+ */
+function rateLimitCountProblems(doc: OpenAPIV3.Document, op: ReturnType<typeof listOperations>[number], where: string): string[] {
+  const name = (op.operation as Record<string, unknown>)['x-rate-limit-count'];
+  if (name === undefined) return [];
+  if (typeof name !== 'string' || name === '') return [`${where}: x-rate-limit-count must name a property of the request body`];
+  const body = op.operation.requestBody ? resolveRef(doc, op.operation.requestBody) : undefined;
+  const media = body?.content?.['application/json'];
+  const schema = media?.schema ? resolveRef(doc, media.schema) : undefined;
+  const property = schema?.properties?.[name] ? resolveRef(doc, schema.properties[name]) : undefined;
+  if (!body?.required || !schema?.required?.includes(name) || property?.type !== 'array' || typeof property.maxItems !== 'number') {
+    return [`${where}: x-rate-limit-count '${name}' must name a required array property, with maxItems, of the required JSON request body`];
+  }
+  return [];
 }
 
 /** Compares the handlers the document needs with those the code registers. */

@@ -238,6 +238,18 @@ const TWEAKS = {
   },
   // Also the aliases (POST /api/portfolio/orders/cancel, DELETE /api/clob/orders): one live order of the
   // caller, one of another account and an unknown id, so that both item shapes are checked.
+  // Two resting buys of the placeOrder example (never crossing the contract USER's other orders), with fresh client_order_ids.
+  placeOrderBatch: {
+    request: (ctx) => {
+      const example = state.exampleBodies.placeOrder;
+      if (!example) throw new Error('no example body for placeOrder to place a batch from');
+      ctx.body = { orders: [0, 1].map(() => ({ ...example, client_order_id: unique.slug('batch') })) };
+    },
+    // No orders at all (1 to 20 are allowed).
+    400: (ctx) => {
+      ctx.body = { orders: [] };
+    },
+  },
   cancelOrderBatch: {
     request: async (ctx) => {
       const own = await placeExampleOrder();

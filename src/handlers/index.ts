@@ -62,6 +62,7 @@ export const handlers: HandlerRegistry = {
   searchPublic: compatCatalogue.searchPublic,
   // --- trading: orders, portfolio, market data ---
   placeOrder: trading.placeOrder,
+  placeOrderBatch: trading.placeOrderBatch,
   previewOrder: trading.previewOrder,
   listOrders: trading.listOrders,
   getOrder: trading.getOrder,

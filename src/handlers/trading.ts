@@ -1,9 +1,13 @@
 import type { Account } from '../domain/accounts/service.js';
-import { unauthorized } from '../domain/errors.js';
-import type { CursorPage, OrderStatus, PlaceOrderInput } from '../domain/trading/types.js';
+import { DomainError, invalid, unauthorized } from '../domain/errors.js';
+import type { CursorPage, OrderStatus, PlacementOutcome, PlaceOrderInput } from '../domain/trading/types.js';
+import type { components } from '../generated/api-types.js';
+import { bodyCheckOf } from '../http/body-check.js';
 import type { Handler } from '../http/types.js';
 import {
   presentBatchCancelItem,
+  presentPlacedOrderItem,
+  type PresentableOutcome,
   presentOrder,
   presentOrderbook,
   presentOrderDetail,
@@ -33,13 +37,47 @@ export const pageOf = (query: { ticker?: string; limit?: number; cursor?: string
   cursor: query.cursor,
 });
 
-export const placeOrder: Handler<'placeOrder'> = async ({ body, account }, { services }) => {
-  // Unix seconds arrive as a JSON integer; the service reads them from their decimal text.
+/** A placement's body as the service takes it: Unix seconds arrive as a JSON integer, read from their decimal text. */
+function placementInput(body: components['schemas']['PlaceOrderRequest']): PlaceOrderInput {
   const { expiration_ts: expiration, ...terms } = body;
   const input: PlaceOrderInput = terms;
   if (expiration !== undefined) input.expiration_ts = String(expiration);
-  return { status: 201, body: { order: presentOrder(await services.trading.placeOrder(callerId(account), input)) } };
+  return input;
+}
+
+export const placeOrder: Handler<'placeOrder'> = async ({ body, account }, { services }) => ({
+  status: 201,
+  body: { order: presentOrder(await services.trading.placeOrder(callerId(account), placementInput(body))) },
+});
+
+/** Each order of a batch checked as the body of a single placement (the dispatcher checked only the batch's shape). */
+const placementProblems = bodyCheckOf('placeOrder');
+
+export const placeOrderBatch: Handler<'placeOrderBatch'> = async ({ body, account }, { services }) => {
+  const accountId = callerId(account);
+  const checked = body.orders.map((item) => {
+    const problem = placementProblems(item);
+    return problem ? { item, error: invalid(problem.message, problem.details) } : { item, input: placementInput(item as components['schemas']['PlaceOrderRequest']) };
+  });
+  const inputs = checked.flatMap((c) => (c.input ? [c.input] : []));
+  const placed = inputs.length > 0 ? await services.trading.placeOrders(accountId, inputs) : [];
+  let next = 0;
+  const outcomes = checked.map((c): PlacementOutcome => (c.input ? placed[next++]! : { error: c.error }));
+  // A failure of the service itself (not a rule) is the request's, as for a single placement: 500.
+  const failure = outcomes.find((o) => !isPresentable(o));
+  if (failure && 'error' in failure) throw failure.error;
+  const presentable = outcomes.filter(isPresentable);
+  return { status: 201, body: { orders: presentable.map((outcome, i) => presentPlacedOrderItem(outcome, clientOrderIdOf(checked[i]!.item))) } };
 };
+
+/** An order placed, or refused by a rule (a DomainError). */
+const isPresentable = (outcome: PlacementOutcome): outcome is PresentableOutcome => !('error' in outcome) || outcome.error instanceof DomainError;
+
+/** The client_order_id an order of a batch was sent with, when it is a string. */
+function clientOrderIdOf(item: object): string | undefined {
+  const id = (item as { client_order_id?: unknown }).client_order_id;
+  return typeof id === 'string' ? id : undefined;
+}
 
 export const previewOrder: Handler<'previewOrder'> = async ({ body, account }, { services }) => ({
   status: 200,

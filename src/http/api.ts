@@ -82,6 +82,8 @@ export interface DispatchEntry {
   readonly clampMaxima: Readonly<Record<string, number>>;
   /** `x-rate-limit`: the budget the operation draws on (by default public-reads, private-reads with a token). */
   readonly rateLimit?: RateLimitClass;
+  /** `x-rate-limit-count`: the body array whose items the request draws from its budget, one each. */
+  readonly rateLimitCount?: string;
 }
 
 /** What the dispatcher resolves once per operation. */
@@ -226,14 +228,16 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
   /**
    * Takes the request from its budget (the account's with a valid token, else the client address's): the
    * RateLimit-* headers go on the answer, whatever it is; over budget, 429 before anything else is done.
+   * `points`: what is taken now; `counted`: what the request counts in all (x-rate-limit-count), for the refusal.
    */
-  async function withinBudget(koa: Parameters<Middleware>[0], limitClass: RateLimitClass, account: Account | undefined): Promise<boolean> {
+  async function withinBudget(koa: Parameters<Middleware>[0], limitClass: RateLimitClass, account: Account | undefined, points = 1, counted = 1): Promise<boolean> {
     if (!limiter) return true;
-    const decision = await limiter.take(limitClass, account ? `account:${account.id}` : `address:${clientAddress(koa.req, trustProxy)}`);
+    const decision = await limiter.take(limitClass, account ? `account:${account.id}` : `address:${clientAddress(koa.req, trustProxy)}`, points);
     const headers = limitHeaders(decision);
     for (const name in headers) koa.res.setHeader(name, headers[name]!);
     if (decision.allowed) return true;
-    sendError(koa, 'rate_limited', `too many requests: the ${limitClass} budget of ${decision.limit} requests is spent; retry in ${decision.resetSecs} s`);
+    const asked = counted > 1 ? ` (this request counts ${counted})` : '';
+    sendError(koa, 'rate_limited', `too many requests: the ${limitClass} budget of ${decision.limit} requests is spent${asked}; retry in ${decision.resetSecs} s`);
     return false;
   }
 
@@ -296,6 +300,11 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
       const { message, details } = describeValidationErrors(errors);
       return sendError(koa, 'invalid_request', message, details);
     }
+
+    // A request that counts the items of a body array (x-rate-limit-count) draws the rest of them now that
+    // the body is known to be valid: one was taken with the request.
+    const counted = route.entry.rateLimitCount ? (req.body as Record<string, unknown[]>)[route.entry.rateLimitCount]!.length : 1;
+    if (counted > 1 && !(await withinBudget(koa, route.limitClass, account, counted - 1, counted))) return;
 
     // openapi-backend's coerced request (its query coerced in place): no path parameters if no validator passed.
     const request = {

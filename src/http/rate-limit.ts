@@ -48,12 +48,12 @@ export class RequestLimiter {
     }
   }
 
-  /** Takes one request from the budget of `key` in `name`. */
-  async take(name: RateLimitClass, key: string): Promise<LimitDecision> {
+  /** Takes `points` (one request, or the items a request counts) from the budget of `key` in `name`. */
+  async take(name: RateLimitClass, key: string, points = 1): Promise<LimitDecision> {
     const limiter = this.#limiters.get(name)!;
     const limit = this.#points.get(name)!;
     try {
-      return decision(true, limit, await limiter.consume(key));
+      return decision(true, limit, await limiter.consume(key, points));
     } catch (refused) {
       if (refused instanceof Error) throw refused;
       return decision(false, limit, refused as RateLimiterRes);

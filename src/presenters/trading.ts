@@ -10,7 +10,9 @@ import type {
   SettlementView,
   TradeView,
 } from '../domain/trading/views.js';
+import type { DomainError } from '../domain/errors.js';
 import type { components } from '../generated/api-types.js';
+import { STATUS_BY_CODE } from '../http/errors.js';
 
 type Schemas = components['schemas'];
 
@@ -41,6 +43,18 @@ export const presentPreview = (
 
 export const presentBatchCancelItem = (item: BatchCancelItem): Schemas['CancelledOrderItem'] | Schemas['FailedOrderItem'] =>
   'error' in item ? { order_id: item.order_id, error: item.error } : { order_id: item.order_id, status: item.status };
+
+/** A batch placement's outcome whose error, if any, is a rule's refusal. */
+export type PresentableOutcome = { order: OrderView } | { error: DomainError };
+
+/** One order of a batch placement: placed, or refused with the error (and status) it would have been answered alone. */
+export const presentPlacedOrderItem = (outcome: PresentableOutcome, sentClientOrderId: string | undefined): Schemas['PlacedOrderItem'] => {
+  if ('order' in outcome) return { client_order_id: outcome.order.client_order_id, order: presentOrder(outcome.order), error: null };
+  const { code, message, details } = outcome.error;
+  const error: Schemas['PlacementError'] = { code, message, status: STATUS_BY_CODE[code] };
+  if (details && details.length > 0) error.details = details;
+  return { ...(sentClientOrderId === undefined ? {} : { client_order_id: sentClientOrderId }), order: null, error };
+};
 
 export const presentBalance = (balance: Exactly<BalanceView, Schemas['Balance']>): Schemas['Balance'] => balance;
 

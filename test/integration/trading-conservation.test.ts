@@ -10,7 +10,7 @@ import { TestService } from '../support/service.js';
 
 /**
  * Conservation of Dots, property-tested: random sequences of
- * placements (some concurrent), cancels, batch and market cancels, decreases, expiries, closes and
+ * placements (some concurrent, some in batches), cancels, batch and market cancels, decreases, expiries, closes and
  * resolutions by several accounts on a few markets. After each sequence, summed from the database:
  *   sum(cash) + sum(reserved) + 1 Dot per outstanding YES+NO pair of unresolved markets = all grants,
  * and nothing negative, no order over- or under-accounted, no book crossed, every reserve and market
@@ -46,6 +46,7 @@ type Place = { kind: 'place'; a: number; m: number; side: 'yes' | 'no'; action: 
 type Command =
   | Place
   | { kind: 'parallel'; orders: Place[] }
+  | { kind: 'placeBatch'; a: number; orders: Place[] }
   | { kind: 'cancel'; a: number; k: number }
   | { kind: 'batch'; a: number; ks: number[] }
   | { kind: 'cancelAll'; a: number; m: number | null }
@@ -78,6 +79,7 @@ const lifecycleArb: fc.Arbitrary<Command> = fc.oneof({ weight: 1, arbitrary: clo
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 20, arbitrary: placeArb },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('parallel' as const), orders: fc.array(placeArb, { minLength: 2, maxLength: 5 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('placeBatch' as const), a: account, orders: fc.array(placeArb, { minLength: 1, maxLength: 8 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), a: account, k: fc.nat(20) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('batch' as const), a: account, ks: fc.array(fc.nat(20), { maxLength: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancelAll' as const), a: account, m: fc.option(market, { nil: null }) }) },
@@ -120,13 +122,15 @@ async function run(command: Command, tickers: string[]): Promise<void> {
   const refused = (error: unknown) => {
     if (!(error instanceof DomainError)) throw error;
   };
-  const placeOne = async (p: Place) => {
-    let { side, count, a } = p;
+  /** What a placement asks for, and by whom (`fixedAccount`: that account's, as in a batch placement). */
+  const placementOf = async (p: Place, fixedAccount?: number) => {
+    let { side, count } = p;
+    let a = fixedAccount ?? p.a;
     if (p.action === 'sell') {
       // Sell what is held, so that transfers and merges happen (and sometimes more than is held: refused):
       // the first account from `a` on holding shares in the market sells.
       let held = await heldShares(accounts[a]!, tickers[p.m]!);
-      for (let i = 1; i < ACCOUNTS && held.yes === 0 && held.no === 0; i++) {
+      for (let i = 1; fixedAccount === undefined && i < ACCOUNTS && held.yes === 0 && held.no === 0; i++) {
         const next = (p.a + i) % ACCOUNTS;
         const theirs = await heldShares(accounts[next]!, tickers[p.m]!);
         if (theirs.yes > 0 || theirs.no > 0) [a, held] = [next, theirs];
@@ -134,8 +138,9 @@ async function run(command: Command, tickers: string[]): Promise<void> {
       if (held[side] === 0 && held[side === 'yes' ? 'no' : 'yes'] > 0) side = side === 'yes' ? 'no' : 'yes';
       if (held[side] > 0 && held[side] < Number(count) && p.price % 4 !== 0) count = (held[side] / 10_000).toFixed(4);
     }
-    return trading
-      .placeOrder(accounts[a]!, {
+    return {
+      accountId: accounts[a]!,
+      input: {
         ticker: tickers[p.m]!,
         side,
         action: p.action,
@@ -145,8 +150,12 @@ async function run(command: Command, tickers: string[]): Promise<void> {
         time_in_force: p.tif,
         post_only: p.postOnly,
         expiration_ts: p.expires ? new Date(Date.now() + 3600_000).toISOString() : undefined,
-      })
-      .then(() => undefined, refused);
+      },
+    };
+  };
+  const placeOne = async (p: Place) => {
+    const { accountId, input } = await placementOf(p);
+    return trading.placeOrder(accountId, input).then(() => undefined, refused);
   };
   switch (command.kind) {
     case 'place':
@@ -154,6 +163,14 @@ async function run(command: Command, tickers: string[]): Promise<void> {
     case 'parallel':
       await Promise.all(command.orders.map(placeOne));
       return;
+    case 'placeBatch': {
+      // One account's orders in one batch: each placed or refused on its own (a refusal is a DomainError in its position).
+      const placements = await Promise.all(command.orders.map((p) => placementOf(p, command.a)));
+      const outcomes = await trading.placeOrders(accounts[command.a]!, placements.map((p) => p.input));
+      expect(outcomes).toHaveLength(placements.length);
+      for (const o of outcomes) if ('error' in o) refused(o.error);
+      return;
+    }
     case 'cancel': {
       const ids = await liveOrderIds(accounts[command.a]!);
       if (ids.length === 0) return;

@@ -6,8 +6,9 @@ import { ProcessCluster, workersThatServed } from '../support/processes.js';
 import { createTestDatabase } from '../support/service.js';
 
 /**
- * Trading with real service processes on one database: two processes matching the same markets at once,
- * and a process killed with SIGKILL in the middle of placements; the same with the two HTTP workers of one
+ * Trading with real service processes on one database: two processes matching the same markets at once
+ * (single and batch placements, batches racing on the same client_order_ids), and a process killed with
+ * SIGKILL in the middle of single and batch placements; the same with the two HTTP workers of one
  * service (WEB_CONCURRENCY=2) in place of the two processes. Afterwards the database must hold every
  * order that was answered 201, no order over-filled, every book uncrossed, and not a Dot created or lost.
  */
@@ -43,13 +44,29 @@ describe.each([
     const clients = [a.api, b.api];
     const traders = await Promise.all(Array.from({ length: 8 }, (_, i) => clients[i % 2]!.register()));
 
-    // 8 traders x 12 orders, all in flight at once, half through each process.
-    const results = await Promise.all(
-      traders.flatMap((trader, t) =>
-        Array.from({ length: 12 }, (_, k) => clients[(t + k) % 2]!.post('/api/portfolio/orders', orderFor(t * 12 + k, tickers), { token: trader.token })),
+    // 8 traders x 12 orders, all in flight at once, half through each process; and with them, per trader, one
+    // batch of 6 orders through each process, both batches naming the same client_order_ids.
+    const batchOf = (t: number) => Array.from({ length: 6 }, (_, j) => ({ ...orderFor(1000 + t * 6 + j, tickers), client_order_id: `twin-${t}-${j}` }));
+    const [results, batches] = await Promise.all([
+      Promise.all(
+        traders.flatMap((trader, t) =>
+          Array.from({ length: 12 }, (_, k) => clients[(t + k) % 2]!.post('/api/portfolio/orders', orderFor(t * 12 + k, tickers), { token: trader.token })),
+        ),
       ),
-    );
+      Promise.all(traders.flatMap((trader, t) => clients.map((client) => client.post('/api/portfolio/orders/batched', { orders: batchOf(t) }, { token: trader.token })))),
+    ]);
     expect(results.filter((response) => response.status >= 500)).toEqual([]);
+    expect(batches.map((response) => response.status)).toEqual(Array(traders.length * 2).fill(201));
+    // Each client_order_id was placed by exactly one of the two processes; the other answered 409 in its position.
+    for (let t = 0; t < traders.length; t += 1) {
+      const [first, second] = [batches[t * 2]!.body.orders, batches[t * 2 + 1]!.body.orders];
+      for (let j = 0; j < 6; j += 1) {
+        const pair = [first[j], second[j]];
+        expect(pair.filter((item) => item.order !== null).length, `twin-${t}-${j}`).toBe(1);
+        expect(pair.find((item) => item.order === null).error.status).toBe(409);
+      }
+    }
+    expect(await db('orders').where('client_order_id', 'like', 'twin-%').count({ n: '*' })).toEqual([{ n: String(traders.length * 6) }]);
     const placed = results.filter((response) => response.status === 201);
     expect(placed.length).toBeGreaterThan(80);
 
@@ -69,19 +86,27 @@ describe.each([
 
     const answered: Array<{ order_id: string; fill_count: string }> = [];
     let sent = 0;
+    // Half the traders place one order at a time, half in batches of 5.
     const client = async (t: number) => {
       for (let k = 0; k < 2000; k += 1) {
-        sent += 1;
+        // (orders sent)
+        sent += t % 2 === 0 ? 1 : 5;
         try {
-          const response = await first.api.post('/api/portfolio/orders', orderFor(t * 1000 + k, tickers), { token: traders[t]!.token });
-          if (response.status === 201) answered.push(response.body.order);
+          if (t % 2 === 0) {
+            const response = await first.api.post('/api/portfolio/orders', orderFor(t * 1000 + k, tickers), { token: traders[t]!.token });
+            if (response.status === 201) answered.push(response.body.order);
+          } else {
+            const orders = Array.from({ length: 5 }, (_, j) => orderFor(t * 10_000 + k * 5 + j, tickers));
+            const response = await first.api.post('/api/portfolio/orders/batched', { orders }, { token: traders[t]!.token });
+            if (response.status === 201) for (const item of response.body.orders) if (item.order) answered.push(item.order);
+          }
         } catch {
           return; // the connection died with the process
         }
       }
     };
     const running = traders.map((_, t) => client(t));
-    while (answered.length < 40) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (answered.length < 60) await new Promise((resolve) => setTimeout(resolve, 5));
     first.process.child.kill('SIGKILL');
     await Promise.all(running);
     expect(sent).toBeGreaterThan(answered.length);

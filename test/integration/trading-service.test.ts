@@ -796,41 +796,84 @@ describe('placements made together', () => {
     expect([before, inside]).toEqual(['auto', 'force_generic_plan']);
   });
 
+  type Placement = (typeof placementArb extends fc.Arbitrary<infer P> ? P : never);
+  type Settled = PromiseSettledResult<Awaited<ReturnType<typeof place>>>;
+  const input = (p: Placement) => ({
+    side: p.side,
+    action: p.action,
+    price: `0.${p.price}`,
+    count: p.count,
+    time_in_force: p.time_in_force,
+    post_only: p.post_only && p.time_in_force === 'GTC',
+    ...(p.clientOrderId === null ? {} : { client_order_id: p.clientOrderId }),
+  });
+  const outcome = (o: Settled) =>
+    o.status === 'fulfilled' ? [o.value.status, o.value.fill_count, o.value.remaining_count] : [String((o.reason as Error).message).replaceAll(/TRD-M\d+/g, 'M')];
+  const state = async (marketId: string, ids: string[]) => ({
+    orders: (await api.db('orders').where({ market_id: marketId }).orderBy('sequence').select('account_id', 'status', 'remaining', 'filled', 'cancelled', 'cancel_reason')).map((o) => ({ ...o, account_id: ids.indexOf(o.account_id) })),
+    balances: await Promise.all(ids.map((id) => balance(id))),
+    positions: await Promise.all(ids.map((id) => position(id, marketId))),
+    trades: await api.db('trades').where({ market_id: marketId }).orderBy('id').select('yes_price', 'count', 'taker_side', 'kind'),
+    market: await api.db('markets').where({ id: marketId }).first('volume', 'liquidity', 'open_interest', 'last_yes_price'),
+  });
+
+  /**
+   * Makes the placements all at once with `together` (on a market and accounts of their own), and one at a
+   * time on another market with other accounts: the outcomes, orders, balances, positions, trades and market
+   * figures must be the same, and the placements made together in at most two transactions (the first
+   * submission alone, the rest in one; none made again one by one).
+   */
+  async function expectSameAsOneAtATime(placements: Placement[], together: (ticker: string, accounts: string[]) => Promise<Settled[]>): Promise<void> {
+    const [shared, apart] = [await newMarket(), await newMarket()];
+    const accounts = { together: await Promise.all([0, 1, 2, 3].map(() => newAccount())), apart: await Promise.all([0, 1, 2, 3].map(() => newAccount())) };
+    const batched = await together(shared.ticker, accounts.together);
+    const sequential: Settled[] = [];
+    for (const p of placements) sequential.push(await place(accounts.apart[p.who]!, apart.ticker, input(p)).then((value) => ({ status: 'fulfilled' as const, value }), (reason: unknown) => ({ status: 'rejected' as const, reason })));
+    expect(batched.map(outcome)).toEqual(sequential.map(outcome));
+    expect(await state(shared.id, accounts.together)).toEqual(await state(apart.id, accounts.apart));
+    const transactions = await api.db('orders').where({ market_id: shared.id }).countDistinct({ n: 'created_at' }).first();
+    expect(Number(transactions!.n)).toBeLessThanOrEqual(2);
+  }
+
+  it('in a batch (placeOrders): 1 to 20 orders, each checked on its own, outcomes in order', async () => {
+    const { ticker } = await newMarket();
+    const a = await newAccount();
+    const order: PlaceOrderInput = { ticker, side: 'yes', count: '1', price: '0.40' };
+    for (const size of [0, 21]) {
+      await expect(trading.placeOrders(a, Array(size).fill(order))).rejects.toMatchObject({ code: 'invalid_request', message: `a batch places 1 to 20 orders, got ${size}` });
+    }
+    const outcomes = await trading.placeOrders(a, [order, { ...order, price: '1.5' }, { ...order, time_in_force: 'DAY' as never }, { ...order, count: '2' }]);
+    expect(outcomes.map((o) => ('order' in o ? o.order.count : (o.error as DomainError).code))).toEqual(['1', 'invalid_request', 'invalid_request', '2']);
+    expect(await api.db('orders').where({ account_id: a }).countDistinct({ n: 'created_at' })).toEqual([{ n: '1' }]);
+  });
+
   // Twelve runs of up to 24 placements, each made twice over: minutes when the suite shares the CPU.
   it('come to exactly what the same placements made one at a time come to', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(placementArb, { minLength: 2, maxLength: 24 }), async (placements) => {
-        const [together, apart] = [await newMarket(), await newMarket()];
-        const accounts = { together: await Promise.all([0, 1, 2, 3].map(() => newAccount())), apart: await Promise.all([0, 1, 2, 3].map(() => newAccount())) };
-        const input = (p: (typeof placements)[number]) => ({
-          side: p.side,
-          action: p.action,
-          price: `0.${p.price}`,
-          count: p.count,
-          time_in_force: p.time_in_force,
-          post_only: p.post_only && p.time_in_force === 'GTC',
-          ...(p.clientOrderId === null ? {} : { client_order_id: p.clientOrderId }),
-        });
+      fc.asyncProperty(fc.array(placementArb, { minLength: 2, maxLength: 24 }), (placements) =>
         // All at once: the first alone, the others in shared transactions.
-        const batched = await Promise.allSettled(placements.map((p) => place(accounts.together[p.who]!, together.ticker, input(p))));
-        const sequential: Array<PromiseSettledResult<Awaited<ReturnType<typeof place>>>> = [];
-        for (const p of placements) sequential.push(await place(accounts.apart[p.who]!, apart.ticker, input(p)).then((value) => ({ status: 'fulfilled' as const, value }), (reason: unknown) => ({ status: 'rejected' as const, reason })));
+        expectSameAsOneAtATime(placements, (ticker, accounts) => Promise.allSettled(placements.map((p) => place(accounts[p.who]!, ticker, input(p))))),
+      ),
+      { numRuns: 12, endOnFailure: true },
+    );
+    await checkBooks();
+  }, 180_000);
 
-        const outcome = (o: PromiseSettledResult<Awaited<ReturnType<typeof place>>>) =>
-          o.status === 'fulfilled' ? [o.value.status, o.value.fill_count, o.value.remaining_count] : [String((o.reason as Error).message).replaceAll(/TRD-M\d+/g, 'M')];
-        expect(batched.map(outcome)).toEqual(sequential.map(outcome));
-        const state = async (marketId: string, ids: string[]) => ({
-          orders: (await api.db('orders').where({ market_id: marketId }).orderBy('sequence').select('account_id', 'status', 'remaining', 'filled', 'cancelled', 'cancel_reason')).map((o) => ({ ...o, account_id: ids.indexOf(o.account_id) })),
-          balances: await Promise.all(ids.map((id) => balance(id))),
-          positions: await Promise.all(ids.map((id) => position(id, marketId))),
-          trades: await api.db('trades').where({ market_id: marketId }).orderBy('id').select('yes_price', 'count', 'taker_side', 'kind'),
-          market: await api.db('markets').where({ id: marketId }).first('volume', 'liquidity', 'open_interest', 'last_yes_price'),
-        });
-        expect(await state(together.id, accounts.together)).toEqual(await state(apart.id, accounts.apart));
-        // ... and were made together: the first alone, the rest in one transaction (none made again one by one).
-        const transactions = await api.db('orders').where({ market_id: together.id }).countDistinct({ n: 'created_at' }).first();
-        expect(Number(transactions!.n)).toBeLessThanOrEqual(2);
-      }),
+  it('come to exactly that too when they are batch placements (placeOrders), one per run of an account’s placements, all at once', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(placementArb, { minLength: 2, maxLength: 24 }), (placements) =>
+        expectSameAsOneAtATime(placements, async (ticker, accounts) => {
+          // Consecutive placements of one account make one batch (at most 20 orders).
+          const batches: Placement[][] = [];
+          for (const p of placements) {
+            const last = batches.at(-1);
+            if (last && last[0]!.who === p.who && last.length < 20) last.push(p);
+            else batches.push([p]);
+          }
+          const results = await Promise.all(batches.map((b) => trading.placeOrders(accounts[b[0]!.who]!, b.map((p) => ({ ticker, ...input(p) })))));
+          return results.flat().map((r): Settled => ('order' in r ? { status: 'fulfilled', value: r.order } : { status: 'rejected', reason: r.error }));
+        }),
+      ),
       { numRuns: 12, endOnFailure: true },
     );
     await checkBooks();

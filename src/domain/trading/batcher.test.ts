@@ -56,4 +56,32 @@ describe('Batcher', () => {
     batches[1]!.finish();
     expect(await again).toBe('v2');
   });
+
+  it('keeps items submitted together in one batch, in order, taking whole submissions up to the maximum', async () => {
+    const { batcher, batches } = harness(4);
+    const alone = batcher.submitTogether([1, 2]);
+    const next = batcher.submitTogether([3, 4, 5]);
+    const single = settle(batcher.submit(6));
+    const last = batcher.submitTogether([7, 8, 9, 10, 11]);
+    // The first submission starts at once, whole; the rest wait.
+    expect(batches.map((b) => b.items)).toEqual([[1, 2]]);
+    batches[0]!.finish([{ value: 'one' }, { error: 'two refused' }]);
+    expect(await alone).toEqual([{ value: 'one' }, { error: 'two refused' }]);
+    await new Promise((resolve) => setImmediate(resolve));
+    // [3, 4, 5] and 6 fill the batch of 4; [7..11] is larger than the maximum and goes alone, unsplit.
+    expect(batches.map((b) => b.items)).toEqual([[1, 2], [3, 4, 5, 6]]);
+    batches[1]!.finish();
+    expect(await next).toEqual([{ value: 'v3' }, { value: 'v4' }, { value: 'v5' }]);
+    expect(await single).toEqual({ value: 'v6' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches.map((b) => b.items)).toEqual([[1, 2], [3, 4, 5, 6], [7, 8, 9, 10, 11]]);
+    batches[2]!.fail(new Error('boom'));
+    expect((await last).map((o) => ('error' in o ? String(o.error) : 'value'))).toEqual(Array(5).fill('Error: boom'));
+  });
+
+  it('settles an empty submission at once without running a batch', async () => {
+    const { batcher, batches } = harness();
+    expect(await batcher.submitTogether([])).toEqual([]);
+    expect(batches).toEqual([]);
+  });
 });

@@ -47,6 +47,7 @@ export class TradingService implements Trading {
 
   previewOrder = (accountId: string, input: PreviewInput) => queries.previewOrder(this.db, accountId, input);
   placeOrder = (accountId: string, input: PlaceOrderInput) => this.#placement.place(accountId, input, this.#now());
+  placeOrders = (accountId: string, inputs: readonly PlaceOrderInput[]) => this.#placement.placeMany(accountId, inputs, this.#now());
   listOrders = (accountId: string, input: ListOrdersInput) => queries.listOrders(this.db, accountId, input);
   getOrder = (accountId: string, orderId: string) => queries.getOrder(this.db, accountId, orderId);
   cancelOrder = (accountId: string, orderId: string) => cancelOrder(this.transactions, accountId, orderId);

@@ -53,6 +53,9 @@ export interface ListOrdersInput {
   cursor?: string;
 }
 
+/** What one order of a batch placement came to: the order placed, or the error that refused it (a DomainError when a rule did). */
+export type PlacementOutcome = { order: OrderView } | { error: unknown };
+
 export interface CursorPage {
   ticker?: string;
   limit: number;
@@ -67,6 +70,8 @@ export interface CursorPage {
 export interface Trading {
   previewOrder(accountId: string, input: PreviewInput): Promise<PreviewView>;
   placeOrder(accountId: string, input: PlaceOrderInput): Promise<OrderView>;
+  /** Up to 20 orders placed as if one after another, in one transaction where possible: each one's outcome, in order. */
+  placeOrders(accountId: string, inputs: readonly PlaceOrderInput[]): Promise<PlacementOutcome[]>;
   listOrders(accountId: string, input: ListOrdersInput): Promise<{ cursor: string | null; orders: OrderView[] }>;
   getOrder(accountId: string, orderId: string): Promise<OrderView>;
   cancelOrder(accountId: string, orderId: string): Promise<void>;

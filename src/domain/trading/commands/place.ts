@@ -1,17 +1,19 @@
 import { performance } from 'node:perf_hooks';
 import { beginPlacements } from '../../../db/repositories/trading.js';
-import { conflict } from '../../errors.js';
+import { conflict, DomainError, invalid } from '../../errors.js';
 import { Batcher, type Outcome } from '../batcher.js';
 import { microOf, parsePlacement } from '../input.js';
 import { placementRead, planPlacements, type PlacementRequest } from '../placement.js';
 import type { InsertedOrder, TradingTransactions } from '../transaction.js';
-import type { PlaceOrderInput } from '../types.js';
+import type { PlaceOrderInput, PlacementOutcome } from '../types.js';
 import { orderView, type OrderView } from '../views.js';
 
 const UNIQUE_VIOLATION = '23505';
 const CLIENT_ORDER_ID_INDEX = 'orders_account_client_order_id_unique';
-/** Placements made in one transaction at most. */
+/** Placements made in one transaction at most; a batch placement (placeMany) always fits whole. */
 const MAX_PLACEMENT_BATCH = 32;
+/** Orders one batch placement (placeMany) may carry. */
+export const MAX_ORDERS_PER_BATCH = 20;
 
 /**
  * Order placement. Placements that arrive while others are being made wait, and go together in one
@@ -33,6 +35,31 @@ export class OrderPlacement {
   async place(accountId: string, input: PlaceOrderInput, now: Date): Promise<OrderView> {
     const order = parsePlacement(input, now);
     return this.#batcher.submit({ accountId, order, now });
+  }
+
+  /**
+   * Orders of one account placed together: each is checked on its own (one that fails its checks gets its
+   * error and is not placed), then the others go to the placement batches together, so that they are made
+   * in one transaction (with any placements waiting before them) and come to exactly what placing them one
+   * after another, in this order, would. Outcomes in the order of `inputs`.
+   */
+  async placeMany(accountId: string, inputs: readonly PlaceOrderInput[], now: Date): Promise<PlacementOutcome[]> {
+    if (inputs.length === 0 || inputs.length > MAX_ORDERS_PER_BATCH) throw invalid(`a batch places 1 to ${MAX_ORDERS_PER_BATCH} orders, got ${inputs.length}`);
+    const checked = inputs.map((input): { order: PlacementRequest['order'] } | { error: DomainError } => {
+      try {
+        return { order: parsePlacement(input, now) };
+      } catch (error) {
+        if (error instanceof DomainError) return { error };
+        throw error;
+      }
+    });
+    const placed = await this.#batcher.submitTogether(checked.flatMap((c) => ('order' in c ? [{ accountId, order: c.order, now }] : [])));
+    let next = 0;
+    return checked.map((c) => {
+      if ('error' in c) return c;
+      const outcome = placed[next++]!;
+      return 'value' in outcome ? { order: outcome.value } : outcome;
+    });
   }
 
   async #placeBatch(items: PlacementRequest[]): Promise<Array<Outcome<OrderView>>> {
