@@ -1,3 +1,5 @@
+import type { BalancesRow } from './tables.js';
+
 /** Row types of the tables, as pg returns them (numeric columns as strings, never floats). */
 
 export type Role = 'USER' | 'ADMIN';
@@ -14,13 +16,7 @@ export interface UserRow {
   updated_at: Date;
 }
 
-export interface BalanceRow {
-  user_id: string;
-  cash: string;
-  reserved: string;
-}
-
-export type UserWithBalanceRow = UserRow & Pick<BalanceRow, 'cash' | 'reserved'> & { position_created_at: string };
+export type UserWithBalanceRow = UserRow & Pick<BalancesRow, 'cash' | 'reserved'> & { position_created_at: string };
 
 export type CatalogueStatus = 'ACTIVE' | 'CLOSED' | 'RESOLVED';
 export type MarketResult = 'yes' | 'no' | 'invalid';

@@ -14,7 +14,8 @@ import type { Services } from '../services.js';
 import { sendError, sendJson } from './errors.js';
 import { describeValidationErrors } from './validation-errors.js';
 import { parseQuery } from './query.js';
-import { CompiledRouter, CompiledValidator, PathParameterEncodingError } from './router.js';
+import { CompiledRouter, PathParameterEncodingError } from './router.js';
+import { CompiledValidator } from './validator.js';
 import type { ApiRequest, HandlerDeps } from './types.js';
 
 const require = createRequire(import.meta.url);

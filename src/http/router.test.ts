@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OpenAPIRouter, OpenAPIValidator, type Document, type Operation, type Request } from 'openapi-backend';
-import { CompiledRouter, CompiledValidator, PathParameterEncodingError } from './router.js';
+import { CompiledRouter, PathParameterEncodingError } from './router.js';
+import { CompiledValidator } from './validator.js';
 
 const op = (operationId: string, parameters: unknown[] = []) => ({ operationId, parameters, responses: { 200: { description: 'ok' } } });
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
  * Drops `feed_append` (migration 0010), which wrote feed records and NOTIFYed inside the transaction. Every
  * transaction that writes feed records now uses feed_append_records (0011, 0013) and has the process that
  * ran it notify once it committed; closing, resolving and order-session expiry, which run inside another
- * service's transaction, included (src/domain/after-commit.ts).
+ * service's transaction, included.
  */
 export async function up(knex: Knex): Promise<void> {
   // If exists: a database changed by hand may lack it already; nothing of the service calls it.

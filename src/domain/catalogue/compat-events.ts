@@ -12,7 +12,8 @@ import type { CompatEventDetailRecord, CompatEventRecord, CompatTagRecord } from
 /**
  * The compatibility events: `/events`, `/events/keyset`, `/events/pagination`, `/events/results` and the
  * single reads. The shared filter set is parsed once here (aliases merged, dates parsed, tags resolved) into
- * one `EventFilter` that the repository applies the same way for every list.
+ * one `EventFilter` that the repository applies the same way for every list. Over the usual 400 lines because
+ * the filter set (every parameter in every spelling) is one table that the four lists share.
  */
 
 type List = string | string[] | undefined;

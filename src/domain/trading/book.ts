@@ -12,6 +12,9 @@ import { MAX_PRICE_TICKS, MIN_PRICE_TICKS, TICKS_PER_DOT } from './money.js';
  *   buy YES at p -> bid at p        sell YES at p -> ask at p
  *   sell NO at p -> bid at 100 - p  buy NO at p   -> ask at 100 - p
  * Price-time priority; trades execute at the resting (maker) order's price.
+ *
+ * One file on purpose, over the usual 400 lines: the book's invariants (price levels, time priority, the
+ * two frames, self-trade prevention, time in force) hold across all of it and are read together.
  */
 
 export type Outcome = 'yes' | 'no';
