@@ -11,14 +11,15 @@ export async function emitTypes(doc: OpenAPIV3.Document): Promise<string> {
 
 /**
  * The operation table the service is built from: for every operationId its method, path, the handler
- * that serves it, its required role, its clamped parameters and its rate-limit class. `HandlerName` types the handler registry,
+ * that serves it, its required role, its clamped parameters, its rate-limit class and the scope an API key needs. `HandlerName` types the handler registry,
  * so a missing or extra handler is a compile error as well as a codegen failure.
  */
 export function emitOperationTable(operations: OperationInfo[]): string {
   const rows = operations.map((op) => {
     const role = op.requiredRole ? `, requiredRole: ${JSON.stringify(op.requiredRole)}` : '';
     const rateLimit = op.rateLimit ? `, rateLimit: '${op.rateLimit}'` : '';
-    return `  ${op.operationId}: { method: '${op.method}', path: ${JSON.stringify(op.path)}, handler: '${op.handler}'${role}, clampMaxima: ${JSON.stringify(op.clampMaxima)}${rateLimit} },`;
+    const scope = op.apiKeyScope ? `, apiKeyScope: '${op.apiKeyScope}'` : '';
+    return `  ${op.operationId}: { method: '${op.method}', path: ${JSON.stringify(op.path)}, handler: '${op.handler}'${role}, clampMaxima: ${JSON.stringify(op.clampMaxima)}${rateLimit}${scope} },`;
   });
   const handlers = [...new Set(operations.map((op) => op.handler))].sort();
   return `${HEADER}
@@ -29,6 +30,7 @@ export interface OperationEntry {
   readonly requiredRole?: string;
   readonly clampMaxima: Readonly<Record<string, number>>;
   readonly rateLimit?: 'public-reads' | 'private-reads' | 'order-writes' | 'login' | 'registration';
+  readonly apiKeyScope?: 'read' | 'trade';
 }
 
 export const operationTable = {

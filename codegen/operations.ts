@@ -15,6 +15,8 @@ export interface OperationInfo {
   clampMaxima: Record<string, number>;
   /** `x-rate-limit`: the request budget the operation draws on. */
   rateLimit?: 'public-reads' | 'private-reads' | 'order-writes' | 'login' | 'registration';
+  /** `x-api-key-scope`: the scope an API key needs for the operation (which then accepts signed requests). */
+  apiKeyScope?: 'read' | 'trade';
   operation: OpenAPIV3.OperationObject;
   pathItem: OpenAPIV3.PathItemObject;
 }
@@ -57,6 +59,7 @@ export function listOperations(doc: OpenAPIV3.Document): OperationInfo[] {
         requiredRole: typeof operation['x-required-role'] === 'string' ? operation['x-required-role'] : undefined,
         clampMaxima,
         rateLimit: typeof operation['x-rate-limit'] === 'string' ? (operation['x-rate-limit'] as OperationInfo['rateLimit']) : undefined,
+        apiKeyScope: typeof operation['x-api-key-scope'] === 'string' ? (operation['x-api-key-scope'] as OperationInfo['apiKeyScope']) : undefined,
         operation,
         pathItem,
       });

@@ -2,6 +2,8 @@ import type { Config } from './config.js';
 import type { Pools } from './db/pools.js';
 import { OidcProvider } from './domain/accounts/oidc.js';
 import { AccountService } from './domain/accounts/service.js';
+import { ApiKeyService } from './domain/api-keys/service.js';
+import type { SecretBox } from './domain/api-keys/secret-box.js';
 import { CatalogueAdminService } from './domain/catalogue/admin.js';
 import { SystemService } from './domain/system/service.js';
 import { TradingService, type TradingActivity } from './domain/trading/service.js';
@@ -21,6 +23,8 @@ import { PublicSearchService } from './domain/catalogue/public-search.js';
 /** The domain services handlers call; one set per process. */
 export interface Services {
   accounts: AccountService;
+  /** API keys of accounts and the signed requests made with them. */
+  apiKeys: ApiKeyService;
   system: SystemService;
   catalogueAdmin: CatalogueAdminService;
   /** Orders, portfolio and market data; also settles markets the catalogue closes or resolves. */
@@ -53,6 +57,8 @@ export interface ServiceExtras {
   onBackgroundError?: (error: unknown, context: string) => void;
   /** Told what committed trading work did (metrics). */
   tradingActivity?: TradingActivity;
+  /** Seals order-book secrets, or why they cannot be issued (src/api-key-secrets.ts); by default that reason. */
+  apiKeySecrets?: SecretBox | string;
 }
 
 /** Each search reads through its own pool (src/server.ts), the rest of the service through `db`. */
@@ -76,6 +82,12 @@ export function createServices(pools: Pools, config: Config, document: object, e
   );
   return {
     accounts,
+    apiKeys: new ApiKeyService(
+      db,
+      accounts,
+      { windowSecs: config.apiKeys.windowSecs, secrets: extras.apiKeySecrets ?? 'order-book credentials are not configured on this service' },
+      onError && ((error) => onError(error, 'API keys')),
+    ),
     system: new SystemService(db),
     catalogueAdmin: new CatalogueAdminService(db, trading),
     trading,

@@ -17,6 +17,7 @@ import * as m0015 from './0015_session_change_notifications.js';
 import * as m0016 from './0016_drop_feed_append.js';
 import * as m0017 from './0017_word_search.js';
 import * as m0019 from './0019_external_identities.js';
+import * as m0021 from './0021_api_keys.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -41,4 +42,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0016_drop_feed_append', migration: m0016 },
   { name: '0017_word_search', migration: m0017 },
   { name: '0019_external_identities', migration: m0019 },
+  { name: '0021_api_keys', migration: m0021 },
 ];

@@ -8,8 +8,8 @@ import { FeedRelay } from './relay.js';
 import { DEFAULT_LIMITS, FeedSession, type Connection, type FeedLimits } from './session.js';
 import { SnapshotBatcher } from './snapshots.js';
 
-/** A session change the database announced: one token, every session of an account, or any session. */
-export type SessionChange = { kind: 'token'; tokenHash: string } | { kind: 'account'; accountId: string } | { kind: 'all' };
+/** A session change the database announced: one token, one API key, every session and key of an account, or any. */
+export type SessionChange = { kind: 'token'; tokenHash: string } | { kind: 'key'; keyId: string } | { kind: 'account'; accountId: string } | { kind: 'all' };
 
 /** Settings of the feed (defaults: what `npm start` uses). */
 export interface FeedOptions {
