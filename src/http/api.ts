@@ -254,7 +254,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
    * The caller of a 'bearer' or 'signed' operation: `Authorization: Bearer` when sent (or required), else
    * the KALSHI-ACCESS-* or POLY_* headers of an API key (README, "API keys for bots").
    */
-  async function callerOf(route: Route, method: string, path: string, headers: Record<string, unknown>): Promise<Caller> {
+  async function callerOf(route: Route, method: string, path: string, query: string, headers: Record<string, unknown>): Promise<Caller> {
     const rsaKey = headerOf(headers, 'kalshi-access-key');
     const hmacKey = headerOf(headers, 'poly_api_key');
     if (route.access === 'bearer' || headers.authorization !== undefined || (rsaKey === undefined && hmacKey === undefined)) {
@@ -279,6 +279,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
       },
       method,
       path,
+      query,
     );
     return 'refused' in pending ? { refused: pending.refused } : { account: pending.principal.account, key: pending.principal, pending };
   }
@@ -329,7 +330,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     // for the layers around the dispatcher (caching, metrics, the access log)
     koa.state.operationId = route.operationId;
     // Only operations that take a token or a key wait for the account lookup.
-    const caller: Caller = route.access === 'bearer' || route.access === 'signed' ? await callerOf(route, incoming.method, incoming.path, req.headers) : {};
+    const caller: Caller = route.access === 'bearer' || route.access === 'signed' ? await callerOf(route, incoming.method, incoming.path, incoming.querystring, req.headers) : {};
     const { account, key } = caller;
     if (account) koa.state.accountId = account.id;
     if (!(await withinBudget(koa, route.limitClass, account, key))) return;

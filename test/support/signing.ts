@@ -1,4 +1,4 @@
-import { constants, createHmac, sign, type KeyObject } from 'node:crypto';
+import { constants, createHmac, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 
 /**
  * Request signing as bots do it, for the tests: Kalshi's RSA-PSS signer (as `kalshi-typescript` signs:
@@ -8,7 +8,7 @@ import { constants, createHmac, sign, type KeyObject } from 'node:crypto';
 export function kalshiHeaders(keyId: string, privateKey: KeyObject | string, method: string, path: string, timestampMs = Date.now()): Record<string, string> {
   const timestamp = String(timestampMs);
   const message = timestamp + method + path.split('?')[0];
-  const signature = sign('sha256', Buffer.from(message), { key: privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST });
+  const signature = sign('sha256', Buffer.from(message), { key: typeof privateKey === 'string' ? createPrivateKey(privateKey) : privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST });
   return { 'KALSHI-ACCESS-KEY': keyId, 'KALSHI-ACCESS-TIMESTAMP': timestamp, 'KALSHI-ACCESS-SIGNATURE': signature.toString('base64') };
 }
 

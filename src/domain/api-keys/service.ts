@@ -200,11 +200,13 @@ export class ApiKeyService {
   /**
    * A request with order-book credentials (POLY_* headers): the key, its passphrase, the address it is
    * bound to and the timestamp are checked here; the signature, over the body, by the returned check.
+   * `query`: the request's query string, as sent.
    */
   async checkHmac(
     headers: { key: string; passphrase: string; address: string; timestamp: string; signature: string },
     method: string,
     path: string,
+    query: string,
   ): Promise<PendingHmacCheck | { refused: string }> {
     const key = await this.#key(headers.key);
     if (!key) return { refused: 'unknown or revoked API key' };
@@ -216,6 +218,10 @@ export class ApiKeyService {
     const issuedAt = this.#timestamp(headers.timestamp, 1000);
     if (issuedAt === undefined) return { refused: `POLY_TIMESTAMP must be the time of signing in seconds since the epoch, within ${this.settings.windowSecs} s of the server's clock` };
     const secret = key.secret;
+    // The signature covers no query string and is deterministic: two reads that differ only in their query
+    // within one second carry the same signature, and are told apart by their query. Elsewhere the
+    // signature alone identifies the request, so that it cannot be replayed under another query.
+    const replayOf = method === 'GET' || method === 'HEAD' ? `${headers.signature} ${query}` : headers.signature;
     return {
       principal: { account: key.account, keyId: key.id, scopes: key.scopes },
       verify: (body) => {
@@ -224,7 +230,7 @@ export class ApiKeyService {
           valid = sameText(hmacSignature(secret, hmacSigningString(headers.timestamp, method, requestPath, body)), headers.signature) || valid;
         }
         if (!valid) return { refused: 'invalid POLY_SIGNATURE: sign timestamp + METHOD + requestPath + body with HMAC-SHA256 under the base64-decoded secret' };
-        return this.#accepted(key, `hmac:${headers.signature}`, issuedAt);
+        return this.#accepted(key, `hmac:${replayOf}`, issuedAt);
       },
     };
   }
