@@ -138,6 +138,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       maxConnectionsPerAddress,
       snapshotsPerSec,
       trustProxy: config.abuse.trustProxy,
+      apiKeys: services.apiKeys,
       ...options.realtime,
       ...(metrics && { onMessageSent: () => metrics.wsMessages.inc(), onSlowConsumer: () => metrics.wsSlowConsumers.inc() }),
     });

@@ -80,14 +80,15 @@ export function createServices(pools: Pools, config: Config, document: object, e
     },
     onError && ((error) => onError(error, 'session listener')),
   );
+  const apiKeys = new ApiKeyService(
+    db,
+    accounts,
+    { windowSecs: config.apiKeys.windowSecs, secrets: extras.apiKeySecrets ?? 'order-book credentials are not configured on this service' },
+    onError && ((error) => onError(error, 'API keys')),
+  );
   return {
     accounts,
-    apiKeys: new ApiKeyService(
-      db,
-      accounts,
-      { windowSecs: config.apiKeys.windowSecs, secrets: extras.apiKeySecrets ?? 'order-book credentials are not configured on this service' },
-      onError && ((error) => onError(error, 'API keys')),
-    ),
+    apiKeys,
     system: new SystemService(db),
     catalogueAdmin: new CatalogueAdminService(db, trading),
     trading,
@@ -104,10 +105,19 @@ export function createServices(pools: Pools, config: Config, document: object, e
     compatTags: new CompatTagService(db),
     publicSearch: new PublicSearchService(publicSearchDb),
     document,
-    feed: new FeedService(db, accounts, onError, {
-      ...extras.feed,
-      limits: { maxSubscriptions: config.abuse.realtime.maxSubscriptions, ...extras.feed?.limits },
-    }),
+    feed: new FeedService(
+      db,
+      {
+        authenticate: (token) => accounts.authenticate(token),
+        onSessionChange: (listener) => accounts.onSessionChange(listener),
+        accountOfKey: (keyId) => apiKeys.accountOf(keyId),
+      },
+      onError,
+      {
+        ...extras.feed,
+        limits: { maxSubscriptions: config.abuse.realtime.maxSubscriptions, ...extras.feed?.limits },
+      },
+    ),
     asyncapi: extras.asyncapi ?? {},
   };
 }
