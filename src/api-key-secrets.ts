@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from './config.js';
 import { SecretBox } from './domain/api-keys/secret-box.js';
@@ -26,14 +26,19 @@ export async function apiKeyEncryptionKey(config: Config, embedded: boolean): Pr
   const stored = await read();
   if (stored) return stored;
   const key = randomBytes(32);
-  // `wx`: of two processes creating it at once, the second reads the first one's.
-  const written = await writeFile(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' }).then(
-    () => true,
-    (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-      return false;
-    },
-  );
+  // Written aside, then linked into place: the file appears whole, and of two processes creating it at
+  // once the second (EEXIST) reads the first one's.
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(temp, `${key.toString('hex')}\n`, { mode: 0o600 });
+  const written = await link(temp, file)
+    .then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+        return false;
+      },
+    )
+    .finally(() => rm(temp, { force: true }));
   if (written) return key;
   const other = await read();
   if (!other) throw new Error(`${file} holds no key (64 hexadecimal digits): remove it to have a new one made (order-book credentials issued under the old one stop working)`);
