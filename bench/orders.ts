@@ -118,7 +118,7 @@ function presign({ pem, count, method, path }) {
 function authHeaders(req) {
   if (req.keyId === undefined) return { authorization: 'Bearer ' + req.token };
   const next = signatures.pop();
-  if (!next) throw new Error('the pre-signed signatures ran out: raise the row's count');
+  if (!next) throw new Error('the pre-signed signatures ran out: raise the count of the row');
   return { 'kalshi-access-key': req.keyId, 'kalshi-access-timestamp': next.timestamp, 'kalshi-access-signature': next.signature };
 }
 
