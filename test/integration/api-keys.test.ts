@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kalshiHeaders, polyHeaders, type OrderBookCredentials } from '../support/signing.js';
 import { TestService } from '../support/service.js';
@@ -166,6 +167,25 @@ describe('API keys', () => {
       expect(response.status, `${method} ${path}`).toBe(401);
       expect(response.body.error.message).toMatch(/session token/);
     }
+  });
+
+  it('opens the WebSocket with a key of the read scope only, signed for GET /ws', async () => {
+    const upgrade = (key: { id: string; privateKey: KeyObject }, path = '/ws') =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(`${api.baseUrl.replace('http', 'ws')}/ws`, { headers: kalshiHeaders(key.id, key.privateKey, 'GET', path) });
+        ws.once('open', () => {
+          ws.close();
+          resolve(101);
+        });
+        ws.once('unexpected-response', (_, response) => {
+          ws.on('error', () => undefined);
+          ws.terminate();
+          resolve(response.statusCode ?? 0);
+        });
+      });
+    expect(await upgrade(rsa)).toBe(101);
+    expect(await upgrade(rsa, '/api/portfolio/balance')).toBe(401);
+    expect(await upgrade(await rsaKey(['trade']))).toBe(403);
   });
 
   it('accepts order-book credentials signed over the body, relative to the order-book base path', async () => {
