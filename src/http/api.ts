@@ -343,6 +343,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     const signature = caller.pending ? caller.pending.verify(bodyText) : caller.signature;
     if (signature && 'refused' in signature) return sendError(koa, 'unauthorized', signature.refused);
     if (signature && !(await services.apiKeys.firstUse(signature))) return sendError(koa, 'unauthorized', 'this signature was used before: sign every request afresh (replays are refused)');
+    if (key) koa.state.apiKeyId = key.keyId;
 
     // Text PostgreSQL cannot store (NUL, lone surrogates) in the body or a declared query parameter.
     const bad = textProblem(route, query, req.body);
