@@ -191,7 +191,7 @@ export class ApiKeyService {
     if (key.kind !== 'rsa' || !key.publicKey) return { refused: 'this API key signs with POLY_* headers (order-book credentials), not KALSHI-ACCESS-*' };
     const issuedAt = this.#timestamp(headers.timestamp, 1);
     if (issuedAt === undefined) return { refused: `KALSHI-ACCESS-TIMESTAMP must be the time of signing in milliseconds since the epoch, within ${this.settings.windowSecs} s of the server's clock` };
-    if (!verifyRsaSignature(key.publicKey, rsaSigningString(headers.timestamp, method, path), headers.signature)) {
+    if (!(await verifyRsaSignature(key.publicKey, rsaSigningString(headers.timestamp, method, path), headers.signature))) {
       return { refused: 'invalid KALSHI-ACCESS-SIGNATURE: sign timestamp + METHOD + path (without the query) with RSA-PSS SHA-256' };
     }
     return this.#accepted(key, `rsa:${headers.signature}`, issuedAt);
