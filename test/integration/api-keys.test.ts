@@ -210,13 +210,22 @@ describe('API keys', () => {
   });
 });
 
-describe('per-key request budgets', () => {
+describe('per-key request budgets, on a service with DATABASE_URL and no API_KEY_ENCRYPTION_KEY', () => {
   let limited: TestService;
   beforeAll(async () => {
-    limited = await TestService.start({ RATE_LIMITS: 'on', RATE_LIMIT_KEY_PRIVATE_READS: '2/60', RATE_LIMIT_PRIVATE_READS: '100/60', API_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY }, api.databaseUrl);
+    limited = await TestService.start({ RATE_LIMITS: 'on', RATE_LIMIT_KEY_PRIVATE_READS: '2/60', RATE_LIMIT_PRIVATE_READS: '100/60' }, api.databaseUrl);
   });
   afterAll(async () => {
     await limited?.stop();
+  });
+
+  it('cannot issue order-book credentials (503), nor check those another instance issued (401)', async () => {
+    const { token: owner } = await limited.register();
+    const refused = await limited.post('/api/portfolio/api-keys', { name: 'clob', kind: 'hmac', scopes: ['read'], address: ADDRESS }, { token: owner });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.message).toMatch(/API_KEY_ENCRYPTION_KEY/);
+    const { credentials } = await createKey({ name: 'elsewhere', kind: 'hmac', scopes: ['read'], address: ADDRESS });
+    expect((await limited.get('/api/portfolio/balance', { headers: polyHeaders(credentials, ADDRESS, 'GET', '/api/portfolio/balance') })).status).toBe(401);
   });
 
   it('draws a signed request from its key\'s budget as well as its account\'s', async () => {
