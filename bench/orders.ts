@@ -27,7 +27,11 @@
  *          BENCH_CONNECTIONS clients;
  *      (e) batch placement: 8 clients, each sending POST /api/portfolio/orders/batched with 20 orders, a batch
  *          of resting YES buys at 0.40 then one of crossing NO buys at 0.70 (16 markets): orders per second,
- *          latency per batch.
+ *          latency per batch;
+ *      (f) as (b) on 16 fresh markets, every placement signed with its account's RSA API key
+ *          (KALSHI-ACCESS-* headers) instead of the bearer token; the load thread makes the signatures
+ *          before the row, so that the row shows what the service's checks (RSA-PSS verification, the
+ *          replay insert) cost against (b).
  * 4. Baseline, same run, same database, same duration: BENCH_CONNECTIONS pg clients each looping
  *    BEGIN; UPDATE one row; INSERT one row; COMMIT (synchronous commit, as the service's transactions),
  *    each client on its own row; once more with every client on one shared row (serialised on its row
@@ -48,10 +52,11 @@
  * connections were doing (pg_stat_activity sampled every 25 ms: waiting for a lock, in a transaction waiting
  * for the service's next statement, executing, idle). Targets (exit code 1 when one is missed): one
  * market >= 400 placements/s, 16 markets >= 1,200/s, p99 < 100 ms on both, batch cancel of 1,000 p50 < 250 ms,
- * no failed request. BENCH_STATEMENTS=1 also lists the statements of a resting placement, a crossing one and
+ * signed placements (f) >= 85% of the rate of (b), no failed request. BENCH_STATEMENTS=1 also lists the statements of a resting placement, a crossing one and
  * a batch cancel. BENCH_METRICS=1 runs the service with metrics on (METRICS_PORT) and, at the end, checks that
  * its placement and trade counters equal the orders and trades in the (fresh) database.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -89,6 +94,8 @@ const TARGET_ONE_MARKET = 400;
 const TARGET_MANY_MARKETS = 1200;
 const TARGET_P99_MS = 100;
 const TARGET_BATCH_MS = 250;
+/** Placements signed with API keys: at least this share of the bearer-token rate (the signature checks cost at most 15%). */
+const TARGET_SIGNED_SHARE = 0.85;
 
 for (const [name, value] of Object.entries({ DURATION, WARMUP, CONNECTIONS, BATCH_REPEATS })) {
   if (!Number.isFinite(value) || value < 0 || (name !== 'WARMUP' && value === 0)) throw new Error(`BENCH_${name} must be a positive number`);
@@ -102,10 +109,32 @@ const CLIENT_SOURCE = String.raw`
 const { parentPort } = require('node:worker_threads');
 const http = require('node:http');
 const { performance } = require('node:perf_hooks');
+const crypto = require('node:crypto');
+
+/** Signatures made before a signed row starts (the load thread signs nothing while it measures), each used once. */
+let signatures = [];
+
+/** RSA-PSS signatures of method + path, as a Kalshi client makes them, one per future request. */
+function presign({ pem, count, method, path }) {
+  const key = crypto.createPrivateKey(pem);
+  signatures = [];
+  for (let i = 0; i < count; i++) {
+    const timestamp = String(Date.now());
+    const signature = crypto.sign('sha256', Buffer.from(timestamp + method + path), { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }).toString('base64');
+    signatures.push({ timestamp, signature });
+  }
+}
+
+function authHeaders(req) {
+  if (req.keyId === undefined) return { authorization: 'Bearer ' + req.token };
+  const next = signatures.pop();
+  if (!next) throw new Error('the pre-signed signatures ran out: raise the count of the row');
+  return { 'kalshi-access-key': req.keyId, 'kalshi-access-timestamp': next.timestamp, 'kalshi-access-signature': next.signature };
+}
 
 function send(agent, port, req) {
   return new Promise((resolve) => {
-    const headers = { authorization: 'Bearer ' + req.token };
+    const headers = authHeaders(req);
     let body;
     if (req.body !== undefined) {
       body = Buffer.from(req.body);
@@ -144,6 +173,7 @@ async function load(job) {
       if (performance.now() >= until) break;
       if (job.maxRequests !== null && issued >= job.maxRequests) break;
       issued++;
+      if (cycle[i % cycle.length].keyId !== undefined && signatures.length === 0) break;
       const res = await send(agents[c], job.port, cycle[i % cycle.length]);
       if (res.ended < from || res.ended > until) continue;
       latencies.push(res.ended - res.started);
@@ -179,7 +209,8 @@ async function once(job) {
 
 parentPort.on('message', async (job) => {
   try {
-    parentPort.postMessage({ ok: true, result: job.type === 'load' ? await load(job) : await once(job) });
+    const result = job.type === 'load' ? await load(job) : job.type === 'presign' ? presign(job) : await once(job);
+    parentPort.postMessage({ ok: true, result });
   } catch (error) {
     parentPort.postMessage({ ok: false, error: String(error && error.stack || error) });
   }
@@ -190,6 +221,8 @@ interface WireRequest {
   method: string;
   path: string;
   token: string;
+  /** Sent signed with this RSA API key (KALSHI-ACCESS-*) instead of the token, with a pre-signed signature. */
+  keyId?: string;
   /** JSON text. */
   body?: string;
 }
@@ -237,6 +270,11 @@ class LoadClient {
   /** Each client cycles through its requests until the duration is over (or `maxRequests` were sent in all). */
   load(clients: WireRequest[][], options: { warmupMs: number; durationMs: number | null; maxRequests?: number; collectIds?: boolean }): Promise<LoadResult> {
     return this.call({ type: 'load', clients, warmupMs: options.warmupMs, durationMs: options.durationMs, maxRequests: options.maxRequests ?? null, collectIds: options.collectIds ?? false });
+  }
+
+  /** Makes `count` signatures of `method` + `path` with the private key `pem`, for the signed requests of the next load. */
+  presign(options: { pem: string; count: number; method: string; path: string }): Promise<void> {
+    return this.call({ type: 'presign', ...options });
   }
 
   once(request: WireRequest): Promise<{ status: number; text: string; ms: number }> {
@@ -671,6 +709,8 @@ async function main(): Promise<void> {
     const many: string[] = [];
     const sharedEvent = SHARED_EVENT ? await newEvent('MANY') : undefined;
     for (let i = 0; i < MARKETS; i++) many.push(await newMarket(`MANY${i}`, sharedEvent));
+    const signedMarkets: string[] = [];
+    for (let i = 0; i < MARKETS; i++) signedMarkets.push(await newMarket(`SIGNED${i}`, sharedEvent));
     const batchMarket = await newMarket('BATCH');
     const crossMarkets: string[] = [];
     for (let i = 0; i < MARKETS; i++) crossMarkets.push(await newMarket(`CROSS${i}`));
@@ -686,6 +726,15 @@ async function main(): Promise<void> {
     const makers = tokens.slice(0, CONNECTIONS);
     const takers = tokens.slice(CONNECTIONS, 2 * CONNECTIONS);
     const batchToken = tokens[2 * CONNECTIONS]!;
+    // An RSA API key (scope trade) for every maker and taker, all with one key pair: the signature covers
+    // timestamp + method + path, so one pre-signed signature serves any of them, once.
+    const keyPair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const publicKey = keyPair.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const keyOf = new Map<string, string>();
+    await eachLimited([...makers, ...takers], 4, async (token) => {
+      const created = await expectCall(base, 201, 'POST', '/api/portfolio/api-keys', { name: 'bench', kind: 'rsa', scopes: ['trade'], public_key: publicKey }, token);
+      keyOf.set(token, created.api_key.id as string);
+    });
 
     const place = (token: string, body: Record<string, unknown>): WireRequest => ({ method: 'POST', path: '/api/portfolio/orders', token, body: JSON.stringify(body) });
     const resting = (ticker: string, token: string) => place(token, { ticker, side: 'yes', action: 'buy', count: '1', price: '0.40' });
@@ -751,16 +800,18 @@ async function main(): Promise<void> {
     /**
      * A row of placements on `tickers`: by default the flow of (a) and (b) (cycles). `on`: the service as a
      * process of its own (with the load client on its port) instead of the one in this process; `clients`:
-     * another flow (each client's requests, single or batch placements). Rates and CPU are per order placed,
-     * latencies per request.
+     * another flow (each client's requests, single or batch placements); `signed`: every request signed with
+     * its account's API key instead of the token. Rates and CPU are per order placed, latencies per request.
      */
     const placementRow = async (
       name: string,
       tickers: string[],
-      options: { on?: { service: ServiceProcess; client: LoadClient }; clients?: WireRequest[][] } = {},
+      options: { on?: { service: ServiceProcess; client: LoadClient }; clients?: WireRequest[][]; signed?: boolean } = {},
     ): Promise<Row> => {
       const { on } = options;
-      const warmup = (on?.client ?? client).load(options.clients ?? cycles(tickers), { warmupMs: WARMUP * 1000, durationMs: DURATION * 1000 });
+      const flow = options.clients ?? cycles(tickers);
+      const requests = options.signed ? flow.map((cycle) => cycle.map((request) => ({ ...request, keyId: keyOf.get(request.token)! }))) : flow;
+      const warmup = (on?.client ?? client).load(requests, { warmupMs: WARMUP * 1000, durationMs: DURATION * 1000 });
       await new Promise((resolve) => setTimeout(resolve, WARMUP * 1000));
       const sampler = await sample(database.postmasterPid, on && (() => processesCpu(on.service.pids())));
       const spread = on && on.service.workers > 1 ? on.service.connections() : undefined;
@@ -835,6 +886,14 @@ async function main(): Promise<void> {
     rows.push(crossingRow, batchRow, ownBaseline);
     rows.push(await baseline(database.url, database.postmasterPid, 'shared'));
     rows.push(await baseline(database.url, database.postmasterPid, 'notify'));
+    // (b) again with every placement signed by an API key: the signatures are made beforehand in the load
+    // thread (enough for 1.5 times the rate of (b)), so that the row measures the service's checks.
+    const bearerRow = rows[1]!;
+    await client.presign({ pem: keyPair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), count: Math.ceil((bearerRow.rate ?? 0) * (WARMUP + DURATION) * 1.5) + 100, method: 'POST', path: '/api/portfolio/orders' });
+    const signedRow = await placementRow(`(f) place, ${MARKETS} markets, ${CONNECTIONS} clients, signed (RSA API keys)`, signedMarkets, { signed: true });
+    signedRow.statements = '-';
+    signedRow.note = `${signedRow.note}; each request also records its signature (one insert per event-loop turn, shared)`;
+    rows.push(signedRow);
     const ownRows = rows.length;
 
     // (a) and (b) again on the service as deployed, a process of its own: WEB_CONCURRENCY=1, then 2. Fresh
@@ -965,6 +1024,10 @@ async function main(): Promise<void> {
       { ok: one.p99! < TARGET_P99_MS, text: `one market: p99 ${fmt(one.p99, 1)} ms (target < ${TARGET_P99_MS} ms)` },
       { ok: multi.rate! >= TARGET_MANY_MARKETS, text: `${MARKETS} markets: ${fmt(multi.rate)} placements/s (target >= ${TARGET_MANY_MARKETS})` },
       { ok: multi.p99! < TARGET_P99_MS, text: `${MARKETS} markets: p99 ${fmt(multi.p99, 1)} ms (target < ${TARGET_P99_MS} ms)` },
+      {
+        ok: signedRow.rate! >= TARGET_SIGNED_SHARE * multi.rate!,
+        text: `signed placements: ${fmt(signedRow.rate)}/s, ${fmt((signedRow.rate! / multi.rate!) * 100)}% of the bearer-token rate of (b) (target >= ${TARGET_SIGNED_SHARE * 100}%)`,
+      },
       { ok: batch.p50 < TARGET_BATCH_MS, text: `batch cancel of ${BATCH}: p50 ${fmt(batch.p50, 1)} ms, max ${fmt(batch.max, 1)} ms (target p50 < ${TARGET_BATCH_MS} ms)` },
       { ok: targeted.every((row) => row.failed === 0), text: `failed requests: ${targeted.reduce((n, row) => n + row.failed, 0)} (target 0)` },
     ];

@@ -11,7 +11,7 @@ export async function emitTypes(doc: OpenAPIV3.Document): Promise<string> {
 
 /**
  * The operation table the service is built from: for every operationId its method, path, the handler
- * that serves it, its required role, its clamped parameters and its rate-limit class (and the body array it counts, if any). `HandlerName` types the handler registry,
+ * that serves it, its required role, its clamped parameters, its rate-limit class (and the body array it counts, if any) and the scope an API key needs. `HandlerName` types the handler registry,
  * so a missing or extra handler is a compile error as well as a codegen failure.
  */
 export function emitOperationTable(operations: OperationInfo[]): string {
@@ -19,7 +19,8 @@ export function emitOperationTable(operations: OperationInfo[]): string {
     const role = op.requiredRole ? `, requiredRole: ${JSON.stringify(op.requiredRole)}` : '';
     const rateLimit = op.rateLimit ? `, rateLimit: '${op.rateLimit}'` : '';
     const rateLimitCount = op.rateLimitCount ? `, rateLimitCount: ${JSON.stringify(op.rateLimitCount)}` : '';
-    return `  ${op.operationId}: { method: '${op.method}', path: ${JSON.stringify(op.path)}, handler: '${op.handler}'${role}, clampMaxima: ${JSON.stringify(op.clampMaxima)}${rateLimit}${rateLimitCount} },`;
+    const scope = op.apiKeyScope ? `, apiKeyScope: '${op.apiKeyScope}'` : '';
+    return `  ${op.operationId}: { method: '${op.method}', path: ${JSON.stringify(op.path)}, handler: '${op.handler}'${role}, clampMaxima: ${JSON.stringify(op.clampMaxima)}${rateLimit}${rateLimitCount}${scope} },`;
   });
   const handlers = [...new Set(operations.map((op) => op.handler))].sort();
   return `${HEADER}
@@ -32,6 +33,7 @@ export interface OperationEntry {
   readonly rateLimit?: 'public-reads' | 'private-reads' | 'order-writes' | 'login' | 'registration';
   /** The request body's array whose items count against the budget, one each (\`x-rate-limit-count\`). */
   readonly rateLimitCount?: string;
+  readonly apiKeyScope?: 'read' | 'trade';
 }
 
 export const operationTable = {

@@ -17,6 +17,8 @@ export interface OperationInfo {
   rateLimit?: 'public-reads' | 'private-reads' | 'order-writes' | 'login' | 'registration';
   /** `x-rate-limit-count`: the request body's array whose items the request draws from its budget, one each. */
   rateLimitCount?: string;
+  /** `x-api-key-scope`: the scope an API key needs for the operation (which then accepts signed requests). */
+  apiKeyScope?: 'read' | 'trade';
   operation: OpenAPIV3.OperationObject;
   pathItem: OpenAPIV3.PathItemObject;
 }
@@ -60,6 +62,7 @@ export function listOperations(doc: OpenAPIV3.Document): OperationInfo[] {
         clampMaxima,
         rateLimit: typeof operation['x-rate-limit'] === 'string' ? (operation['x-rate-limit'] as OperationInfo['rateLimit']) : undefined,
         rateLimitCount: typeof operation['x-rate-limit-count'] === 'string' ? operation['x-rate-limit-count'] : undefined,
+        apiKeyScope: typeof operation['x-api-key-scope'] === 'string' ? (operation['x-api-key-scope'] as OperationInfo['apiKeyScope']) : undefined,
         operation,
         pathItem,
       });

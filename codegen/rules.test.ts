@@ -5,7 +5,7 @@ import { findContractProblems, findHandlerProblems } from './rules.js';
 
 const ok = { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } };
 
-const SHARED_REFUSALS = ['BadRequest', 'RequestTimeout', 'PayloadTooLarge', 'UnsupportedMediaType', 'TooManyRequests', 'HeaderFieldsTooLarge'];
+const SHARED_REFUSALS = ['BadRequest', 'RequestTimeout', 'PayloadTooLarge', 'UnsupportedMediaType', 'TooManyRequests', 'HeaderFieldsTooLarge', 'Forbidden'];
 const refusal = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
 /** A document of these paths whose operations carry the refusals every operation documents (unless `bare`). */
@@ -27,6 +27,26 @@ function doc(paths: Record<string, Record<string, unknown>>, bare = false): Open
 }
 
 describe('findContractProblems', () => {
+  it('holds an operation taking API keys to its scope, all three requirements and 403; and the others to no signature scheme', () => {
+    const signed = [{ bearerAuth: [] }, { kalshiAccessKey: [], kalshiAccessTimestamp: [], kalshiAccessSignature: [] }, { polyAddress: [], polyApiKey: [], polyPassphrase: [], polyTimestamp: [], polySignature: [] }];
+    const forbidden = { 403: { $ref: '#/components/responses/Forbidden' } };
+    const problems = findContractProblems(
+      doc({
+        '/good': { get: { operationId: 'getGood', summary: 's', 'x-api-key-scope': 'read', security: signed, responses: { 200: ok, ...forbidden } } },
+        '/half': { get: { operationId: 'getHalf', summary: 's', 'x-api-key-scope': 'trade', security: signed.slice(0, 2), responses: { 200: ok } } },
+        '/scope': { get: { operationId: 'getScope', summary: 's', 'x-api-key-scope': 'admin', security: signed, responses: { 200: ok, ...forbidden } } },
+        '/stray': { get: { operationId: 'getStray', summary: 's', security: signed, responses: { 200: ok } } },
+      }),
+    );
+    expect(problems).toEqual([
+      'GET /half: with x-api-key-scope, security must list the requirement {polyAddress, polyApiKey, polyPassphrase, polySignature, polyTimestamp}',
+      'GET /half: with x-api-key-scope, security lists exactly bearerAuth and the two signature schemes',
+      "GET /half: with x-api-key-scope, response 403 must be $ref '#/components/responses/Forbidden'",
+      'GET /scope: x-api-key-scope must be read or trade',
+      'GET /stray: names a signature scheme in security without x-api-key-scope',
+    ]);
+  });
+
   it('refuses an operation without its budget class or the shared refusals (429, 431; 400, 408, 413, 415 with a body)', () => {
     const problems = findContractProblems(
       doc(

@@ -29,6 +29,7 @@ export function findContractProblems(doc: OpenAPIV3.Document): string[] {
     if (!op.operation.summary) problems.push(`${where}: has no summary`);
     problems.push(...abuseResponseProblems(op, where));
     problems.push(...rateLimitCountProblems(doc, op, where));
+    problems.push(...apiKeyProblems(doc, op, where));
     for (const [status, raw] of Object.entries(op.operation.responses ?? {})) {
       const response = resolveRef(doc, raw);
       const media = Object.values(response?.content ?? {});
@@ -60,6 +61,38 @@ export function findContractProblems(doc: OpenAPIV3.Document): string[] {
       problems.push(`${op.method.toUpperCase()} ${op.path}: x-handler '${op.handler}' names no operation`);
     }
   }
+  return problems;
+}
+
+/** The two signature schemes, as requirement objects name them (every header of a scheme required together). */
+export const SIGNED_REQUIREMENTS = [
+  ['kalshiAccessKey', 'kalshiAccessTimestamp', 'kalshiAccessSignature'],
+  ['polyAddress', 'polyApiKey', 'polyPassphrase', 'polyTimestamp', 'polySignature'],
+];
+
+/**
+ * API keys: an operation with `x-api-key-scope` (read or trade) accepts the bearer token and both signature
+ * schemes, each as one security requirement, and documents 403 (a key without the scope); an operation
+ * without it names no signature scheme (account and admin operations take the session token only).
+ */
+function apiKeyProblems(doc: OpenAPIV3.Document, op: ReturnType<typeof listOperations>[number], where: string): string[] {
+  const security = op.operation.security ?? doc.security ?? [];
+  const requirements = security.map((requirement) => Object.keys(requirement).sort().join(' '));
+  const signed = SIGNED_REQUIREMENTS.map((schemes) => [...schemes].sort().join(' '));
+  const namesSignature = security.some((requirement) => Object.keys(requirement).some((scheme) => SIGNED_REQUIREMENTS.flat().includes(scheme)));
+  if (op.apiKeyScope === undefined) {
+    const raw = (op.operation as Record<string, unknown>)['x-api-key-scope'];
+    if (raw !== undefined) return [`${where}: x-api-key-scope must be read or trade`];
+    return namesSignature ? [`${where}: names a signature scheme in security without x-api-key-scope`] : [];
+  }
+  const problems: string[] = [];
+  if (!['read', 'trade'].includes(op.apiKeyScope)) problems.push(`${where}: x-api-key-scope must be read or trade`);
+  for (const wanted of ['bearerAuth', ...signed]) {
+    if (!requirements.includes(wanted)) problems.push(`${where}: with x-api-key-scope, security must list the requirement {${wanted.split(' ').join(', ')}}`);
+  }
+  if (requirements.length !== 1 + signed.length) problems.push(`${where}: with x-api-key-scope, security lists exactly bearerAuth and the two signature schemes`);
+  const forbidden = (op.operation.responses ?? {})['403'] as OpenAPIV3.ReferenceObject | undefined;
+  if (!forbidden || forbidden.$ref !== '#/components/responses/Forbidden') problems.push(`${where}: with x-api-key-scope, response 403 must be $ref '#/components/responses/Forbidden'`);
   return problems;
 }
 

@@ -43,6 +43,8 @@ const SKIPS = {
       'needs an OpenID Connect provider: the contract run starts the service without OIDC_ISSUER, so that it contacts none (this operation answers 404 there); test/integration/oidc.test.ts produces it against an in-process provider',
     ]),
   ),
+  'createApiKey 503':
+    'needs DATABASE_URL without API_KEY_ENCRYPTION_KEY, while the contract run uses the embedded database and its generated key; test/integration/api-keys.test.ts produces it',
   'getReadiness 503':
     'needs a process that is starting, draining after SIGTERM or without its database, while the contract run needs the service up; test/integration/health.test.ts produces all three',
 };
@@ -93,6 +95,28 @@ const TWEAKS = {
     // no Authorization header at all, covers every other operation).
     401: (ctx) => {
       ctx.token = `dots_${crypto.randomBytes(32).toString('base64url')}`;
+    },
+  },
+  createApiKey: {
+    // Dredd builds the body from every property of the schema, `address` (hmac only) among them: an RSA
+    // key with a public key, as bots send it.
+    request: (ctx) => {
+      ctx.body = { name: 'contract bot', kind: 'rsa', scopes: ['read', 'trade'], public_key: apiKeyPair().publicPem };
+    },
+    // More than 20 keys: an account that already has 20.
+    409: async (ctx) => {
+      const account = await registerAccount();
+      const { template, method } = pathOf('createApiKey');
+      for (let i = 0; i < 20; i += 1) {
+        expectStatus('create an API key', await call(method, template, { token: account.token, body: { name: `key ${i}`, kind: 'rsa', scopes: ['read'], public_key: apiKeyPair().publicPem } }), 201);
+      }
+      ctx.token = account.token;
+    },
+  },
+  deleteApiKey: {
+    // A key of the caller to revoke.
+    request: async (ctx) => {
+      ctx.pathParams.id = (await createApiKey(state.user, ['read'])).id;
     },
   },
   logoutAccount: {
@@ -367,8 +391,15 @@ const STATUS_RULES = {
     if (!ctx.requiresAuth) throw new Error('the operation is public: add a 401 tweak to TWEAKS');
     ctx.token = null;
   },
-  // A valid token of an account lacking the role named by `x-required-role`.
-  403: (ctx) => {
+  // A valid token of an account lacking the role named by `x-required-role`; or, on an operation that
+  // takes API keys, a request signed with a key of the USER lacking the operation's `x-api-key-scope`.
+  403: async (ctx) => {
+    const scope = ctx.operation['x-api-key-scope'];
+    if (scope) {
+      ctx.token = null;
+      ctx.signWith = await scopedKey(scope === 'read' ? 'trade' : 'read');
+      return;
+    }
     if (!ctx.requiredRole || ctx.requiredRole === 'USER') throw new Error('no x-required-role above USER: add a 403 tweak to TWEAKS');
     ctx.token = state.user.token;
   },
@@ -621,6 +652,37 @@ async function registerAccount() {
   const password = crypto.randomBytes(12).toString('hex');
   const body = expectStatus('register', await call(method, template, { body: { email, password, name: 'Contract Tests' } }), 201);
   return { email, password, token: body.token };
+}
+
+let keyPair;
+/** One RSA key pair for every API key the hooks create (the service keeps only public keys). */
+function apiKeyPair() {
+  if (!keyPair) {
+    const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+    keyPair = { publicPem: publicKey.export({ type: 'spki', format: 'pem' }), privateKey };
+  }
+  return keyPair;
+}
+
+/** An RSA API key of `account` with these scopes: { id }. */
+async function createApiKey(account, scopes) {
+  const { template, method } = pathOf('createApiKey');
+  const created = expectStatus('create an API key', await call(method, template, { token: account.token, body: { name: 'contract', kind: 'rsa', scopes, public_key: apiKeyPair().publicPem } }), 201);
+  return { id: created.api_key.id };
+}
+
+const scopedKeys = {};
+/** The USER's API key with this one scope (created once). */
+async function scopedKey(scope) {
+  scopedKeys[scope] ??= createApiKey(state.user, [scope]);
+  return scopedKeys[scope];
+}
+
+/** KALSHI-ACCESS-* headers of `key` for `method` and `pathname`, as a Kalshi client signs them. */
+function signedHeaders(key, method, pathname) {
+  const timestamp = String(Date.now());
+  const signature = crypto.sign('sha256', Buffer.from(timestamp + method + pathname), { key: apiKeyPair().privateKey, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 });
+  return { 'KALSHI-ACCESS-KEY': key.id, 'KALSHI-ACCESS-TIMESTAMP': timestamp, 'KALSHI-ACCESS-SIGNATURE': signature.toString('base64') };
 }
 
 /** A new ACTIVE market in the example event, for transactions that close or resolve one. */
@@ -899,6 +961,8 @@ function makeContext(transaction) {
     address: unique.address(),
     /** 304: the If-None-Match header to send; none otherwise. */
     ifNoneMatch: undefined,
+    /** An API key ({ id }) to sign the request with, instead of the token (403 of a missing scope). */
+    signWith: undefined,
   };
 }
 
@@ -925,6 +989,7 @@ function applyContext(ctx) {
   if (transaction.request.body) setHeader(headers, 'Content-Type', ctx.contentType || 'application/json');
   setHeader(headers, 'X-Forwarded-For', ctx.address);
   for (const [name, value] of Object.entries(ctx.extraHeaders)) setHeader(headers, name, value);
+  if (ctx.signWith) for (const [name, value] of Object.entries(signedHeaders(ctx.signWith, transaction.request.method, pathname))) setHeader(headers, name, value);
 }
 
 /** The response Dredd must see: the documented body schema for this status, as full JSON Schema. */

@@ -14,6 +14,10 @@ describe('loadAbuseConfig', () => {
         login: { points: 20, durationSecs: 60 },
         registration: { points: 5, durationSecs: 3600 },
       },
+      keyBudgets: {
+        'private-reads': { points: 100, durationSecs: 1 },
+        'order-writes': { points: 50, durationSecs: 1 },
+      },
       processes: 1,
       login: { freeFailures: 5, backoffBaseMs: 1000, backoffMaxSecs: 900 },
       passwordHashing: { concurrency: 1, queue: 0 },
@@ -28,7 +32,7 @@ describe('loadAbuseConfig', () => {
       RATE_LIMIT_ORDER_WRITES: '30/4', RATE_LIMIT_LOGIN: '40/5', RATE_LIMIT_REGISTRATION: '1/86400', WEB_CONCURRENCY: '4',
       LOGIN_FREE_FAILURES: '3', LOGIN_BACKOFF_BASE_MS: '10', LOGIN_BACKOFF_MAX_SECS: '2', PASSWORD_HASH_CONCURRENCY: '1',
       PASSWORD_HASH_QUEUE: '0', REQUEST_BODY_TIMEOUT_MS: '500', WS_MAX_CONNECTIONS_PER_ADDRESS: '3', WS_MAX_SUBSCRIPTIONS: '7',
-      WS_SNAPSHOTS_PER_SEC: '9',
+      WS_SNAPSHOTS_PER_SEC: '9', RATE_LIMIT_KEY_PRIVATE_READS: '6/7', RATE_LIMIT_KEY_ORDER_WRITES: '8/9',
     });
     expect(abuse).toEqual({
       rateLimits: false,
@@ -39,6 +43,10 @@ describe('loadAbuseConfig', () => {
         'order-writes': { points: 30, durationSecs: 4 },
         login: { points: 40, durationSecs: 5 },
         registration: { points: 1, durationSecs: 86400 },
+      },
+      keyBudgets: {
+        'private-reads': { points: 6, durationSecs: 7 },
+        'order-writes': { points: 8, durationSecs: 9 },
       },
       processes: 4,
       login: { freeFailures: 3, backoffBaseMs: 10, backoffMaxSecs: 2 },

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       webConcurrency: 1,
       abuse: loadAbuseConfig({}),
       observability: { corsOrigins: [], catalogueMaxAgeSecs: 5, metricsPort: undefined, metricsToken: undefined, shutdownDelaySecs: 0 },
+      apiKeys: { encryptionKey: undefined, windowSecs: 30 },
     });
   });
 
@@ -78,7 +79,22 @@ describe('loadConfig', () => {
       webConcurrency: 2, embeddedPgDir: '/srv/dots-pg',
       abuse: loadAbuseConfig({}, 2),
       observability: { corsOrigins: [], catalogueMaxAgeSecs: 5, metricsPort: undefined, metricsToken: undefined, shutdownDelaySecs: 0 },
+      apiKeys: { encryptionKey: undefined, windowSecs: 30 },
     });
+  });
+});
+
+describe('loadConfig: API keys', () => {
+  it('reads the encryption key as hex or base64, and the signature window', () => {
+    const hex = 'ab'.repeat(32);
+    expect(loadConfig({ API_KEY_ENCRYPTION_KEY: hex, API_KEY_SIGNATURE_WINDOW_SECS: '60' }).apiKeys).toEqual({ encryptionKey: Buffer.from(hex, 'hex'), windowSecs: 60 });
+    expect(loadConfig({ API_KEY_ENCRYPTION_KEY: Buffer.from(hex, 'hex').toString('base64') }).apiKeys.encryptionKey).toEqual(Buffer.from(hex, 'hex'));
+    expect(loadConfig({ API_KEY_ENCRYPTION_KEY: Buffer.from(hex, 'hex').toString('base64url') }).apiKeys.encryptionKey).toEqual(Buffer.from(hex, 'hex'));
+  });
+
+  it('refuses a key that is not 32 bytes and a window out of range', () => {
+    for (const key of ['ab'.repeat(31), 'secret', 'zz'.repeat(32)]) expect(() => loadConfig({ API_KEY_ENCRYPTION_KEY: key })).toThrow(/API_KEY_ENCRYPTION_KEY must be 32 random bytes/);
+    for (const secs of ['4', '301', '1e2']) expect(() => loadConfig({ API_KEY_SIGNATURE_WINDOW_SECS: secs })).toThrow(/API_KEY_SIGNATURE_WINDOW_SECS must be a whole number from 5 to 300/);
   });
 });
 

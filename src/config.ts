@@ -28,6 +28,15 @@ export interface Config {
   abuse: AbuseConfig;
   /** Metrics, readiness, CORS and HTTP caching (README, "Observability and browsers"). */
   observability: ObservabilityConfig;
+  /** API keys and signed requests (README, "API keys for bots"). */
+  apiKeys: ApiKeysConfig;
+}
+
+export interface ApiKeysConfig {
+  /** API_KEY_ENCRYPTION_KEY: seals order-book secrets (32 bytes); unset: generated into DATA_DIR with the embedded database. */
+  encryptionKey: Buffer | undefined;
+  /** A signature's timestamp must be within this many seconds of the server's clock. */
+  windowSecs: number;
 }
 
 export interface OidcConfig {
@@ -166,6 +175,19 @@ function observability(env: Env, port: number): ObservabilityConfig {
   };
 }
 
+/** 32 bytes, as 64 hexadecimal digits or base64 (standard or URL-safe). */
+function encryptionKey(env: Env): Buffer | undefined {
+  const raw = env.API_KEY_ENCRYPTION_KEY?.trim();
+  if (!raw) return undefined;
+  let key: Buffer | undefined;
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) key = Buffer.from(raw, 'hex');
+  else if (/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) key = Buffer.from(raw.replaceAll('-', '+').replaceAll('_', '/'), 'base64');
+  if (key?.length !== 32) {
+    throw new ConfigError('API_KEY_ENCRYPTION_KEY must be 32 random bytes as 64 hexadecimal digits or base64 (e.g. the output of: openssl rand -hex 32)');
+  }
+  return key;
+}
+
 function logLevel(env: Env): LogLevel {
   const raw = env.LOG_LEVEL?.trim() || 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(raw)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${raw}'`);
@@ -265,6 +287,10 @@ export function loadConfig(env: Env = process.env): Config {
     oidc: oidcConfig(env),
     abuse: loadAbuseConfig(env, workers),
     observability: observability(env, port),
+    apiKeys: {
+      encryptionKey: encryptionKey(env),
+      windowSecs: integer(env, 'API_KEY_SIGNATURE_WINDOW_SECS', 30, 5, 300),
+    },
   };
 }
 
@@ -286,6 +312,8 @@ export interface AbuseConfig {
   /** Take the client address from the last X-Forwarded-For entry (behind a proxy). */
   trustProxy: boolean;
   budgets: Record<RateLimitClass, RateBudget>;
+  /** Budgets of each API key, drawn on by its signed requests as well as its account's. */
+  keyBudgets: Record<KeyRateLimitClass, RateBudget>;
   /** Worker processes sharing one address and port (WEB_CONCURRENCY): each allows its share of a budget. */
   processes: number;
   login: { freeFailures: number; backoffBaseMs: number; backoffMaxSecs: number };
@@ -300,6 +328,15 @@ const BUDGET_SETTINGS: Record<RateLimitClass, [name: string, fallback: string]> 
   'order-writes': ['RATE_LIMIT_ORDER_WRITES', '50/1'],
   login: ['RATE_LIMIT_LOGIN', '20/60'],
   registration: ['RATE_LIMIT_REGISTRATION', '5/3600'],
+};
+
+/** The classes of the operations API keys reach. */
+export const KEY_RATE_LIMIT_CLASSES = ['private-reads', 'order-writes'] as const;
+export type KeyRateLimitClass = (typeof KEY_RATE_LIMIT_CLASSES)[number];
+
+const KEY_BUDGET_SETTINGS: Record<KeyRateLimitClass, [name: string, fallback: string]> = {
+  'private-reads': ['RATE_LIMIT_KEY_PRIVATE_READS', '100/1'],
+  'order-writes': ['RATE_LIMIT_KEY_ORDER_WRITES', '50/1'],
 };
 
 function budget(env: Env, name: string, fallback: string): RateBudget {
@@ -323,10 +360,12 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
 
 export function loadAbuseConfig(env: Env, processes = 1): AbuseConfig {
   const budgets = Object.fromEntries(RATE_LIMIT_CLASSES.map((c) => [c, budget(env, ...BUDGET_SETTINGS[c])])) as Record<RateLimitClass, RateBudget>;
+  const keyBudgets = Object.fromEntries(KEY_RATE_LIMIT_CLASSES.map((c) => [c, budget(env, ...KEY_BUDGET_SETTINGS[c])])) as Record<KeyRateLimitClass, RateBudget>;
   return {
     rateLimits: onOff(env, 'RATE_LIMITS', true),
     trustProxy: onOff(env, 'TRUST_PROXY', false),
     budgets,
+    keyBudgets,
     processes,
     login: {
       freeFailures: integer(env, 'LOGIN_FREE_FAILURES', 5, 1, 1000),

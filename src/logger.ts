@@ -118,6 +118,8 @@ export interface AccessRecord {
   client: string | undefined;
   /** The account of an authenticated request. */
   accountId: string | undefined;
+  /** The API key a signed request was accepted with. */
+  apiKeyId?: string | undefined;
 }
 
 /**

@@ -6,6 +6,7 @@ import { stopOnSignals } from './process/signals.js';
 import { startWorkers, type ListeningMessage } from './process/workers.js';
 import { clusterMetrics, serveMetrics } from './observability/metrics.js';
 import { prepareDatabase, startDatabase, startService } from './server.js';
+import { apiKeyEncryptionKey } from './api-key-secrets.js';
 
 /**
  * `npm start` (node dist/main.js): the service until SIGTERM or SIGINT. With WEB_CONCURRENCY=1 one process
@@ -35,9 +36,12 @@ async function runWorker(config: Config, logger: Logger): Promise<void> {
 
 async function runPrimary(config: Config, logger: Logger): Promise<void> {
   const { databaseUrl, embedded } = await startDatabase(config, logger);
+  let encryptionKey: Buffer | undefined;
   try {
     const db = createDb(databaseUrl, PREPARATION_POOL_SIZE);
     await prepareDatabase(db, config, logger).finally(() => db.destroy());
+    // The workers are given DATABASE_URL: they get the embedded database's key file's key the same way.
+    encryptionKey = await apiKeyEncryptionKey(config, embedded !== undefined);
   } catch (error) {
     await embedded?.stop();
     throw error;
@@ -51,7 +55,7 @@ async function runPrimary(config: Config, logger: Logger): Promise<void> {
   if (metricsListener) logger.info({ url: metricsListener.url }, 'metrics listening');
   const workers = startWorkers({
     count: config.webConcurrency,
-    env: { DATABASE_URL: databaseUrl },
+    env: { DATABASE_URL: databaseUrl, ...(encryptionKey && { API_KEY_ENCRYPTION_KEY: encryptionKey.toString('hex') }) },
     logger,
     onGiveUp: (reason) => {
       logger.fatal({ reason }, 'workers keep exiting: stopping');

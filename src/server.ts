@@ -18,6 +18,7 @@ import type { FeedOptions } from './domain/feed/service.js';
 import { attachRealtime, type RealtimeOptions, type RealtimeServer } from './realtime/ws-server.js';
 import { createServices, type Services } from './services.js';
 import { ServiceMetrics, serveMetrics } from './observability/metrics.js';
+import { apiKeyEncryptionKey, NO_ENCRYPTION_KEY, secretsOf } from './api-key-secrets.js';
 
 export const DOCUMENT_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../openapi/dist/openapi.json');
 /** The real-time feed's AsyncAPI document (source), served as JSON at /asyncapi.json. */
@@ -106,7 +107,10 @@ export async function startService(config: Config, logger: Logger, options: Serv
     if (!options.databasePrepared) await prepareDatabase(db, config, logger);
     const document = JSON.parse(await readFile(DOCUMENT_PATH, 'utf8')) as object;
     const asyncapi = parseYaml(await readFile(ASYNCAPI_PATH, 'utf8')) as object;
+    const apiKeySecrets = secretsOf(await apiKeyEncryptionKey(config, embedded !== undefined));
+    if (apiKeySecrets === NO_ENCRYPTION_KEY) logger.warn(NO_ENCRYPTION_KEY);
     const services = createServices(pools, config, document, {
+      apiKeySecrets,
       asyncapi,
       feed: options.feed,
       onBackgroundError: (error, context) => logger.error({ err: error }, `${context} failed`),
@@ -114,6 +118,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     });
     await services.accounts.start(databaseUrl);
     accountsStarted = services.accounts;
+    services.apiKeys.start();
     // The feed listens before the first client can connect, so that no record committed after it is missed.
     await services.feed.start(databaseUrl);
     feedStarted = services.feed;
@@ -133,6 +138,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       maxConnectionsPerAddress,
       snapshotsPerSec,
       trustProxy: config.abuse.trustProxy,
+      apiKeys: services.apiKeys,
       ...options.realtime,
       ...(metrics && { onMessageSent: () => metrics.wsMessages.inc(), onSlowConsumer: () => metrics.wsSlowConsumers.inc() }),
     });
@@ -190,6 +196,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         await services.trading.flushRollups().catch((error: unknown) => logger.error({ err: error }, 'event rollup refresh failed'));
         await services.trading.flushFeedNotifications();
         await services.feed.stop();
+        services.apiKeys.stop();
         await services.accounts.stop();
         await destroyPools(pools);
         await embedded?.stop();

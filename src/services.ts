@@ -2,6 +2,8 @@ import type { Config } from './config.js';
 import type { Pools } from './db/pools.js';
 import { OidcProvider } from './domain/accounts/oidc.js';
 import { AccountService } from './domain/accounts/service.js';
+import { ApiKeyService } from './domain/api-keys/service.js';
+import type { SecretBox } from './domain/api-keys/secret-box.js';
 import { CatalogueAdminService } from './domain/catalogue/admin.js';
 import { SystemService } from './domain/system/service.js';
 import { TradingService } from './domain/trading/service.js';
@@ -22,6 +24,8 @@ import { PublicSearchService } from './domain/catalogue/public-search.js';
 /** The domain services handlers call; one set per process. */
 export interface Services {
   accounts: AccountService;
+  /** API keys of accounts and the signed requests made with them. */
+  apiKeys: ApiKeyService;
   system: SystemService;
   catalogueAdmin: CatalogueAdminService;
   /** Orders, portfolio and market data; catalogue administration and order sessions open its `transactions`. */
@@ -54,6 +58,8 @@ export interface ServiceExtras {
   onBackgroundError?: (error: unknown, context: string) => void;
   /** Told what committed trading work did (metrics). */
   tradingActivity?: TradingActivity;
+  /** Seals order-book secrets, or why they cannot be issued (src/api-key-secrets.ts); by default that reason. */
+  apiKeySecrets?: SecretBox | string;
 }
 
 /** Each search reads through its own pool (src/server.ts), the rest of the service through `db`. */
@@ -75,8 +81,15 @@ export function createServices(pools: Pools, config: Config, document: object, e
     },
     onError && ((error) => onError(error, 'session listener')),
   );
+  const apiKeys = new ApiKeyService(
+    db,
+    accounts,
+    { windowSecs: config.apiKeys.windowSecs, secrets: extras.apiKeySecrets ?? 'order-book credentials are not configured on this service' },
+    onError && ((error) => onError(error, 'API keys')),
+  );
   return {
     accounts,
+    apiKeys,
     system: new SystemService(db),
     catalogueAdmin: new CatalogueAdminService(db, trading.transactions),
     trading,
@@ -93,10 +106,19 @@ export function createServices(pools: Pools, config: Config, document: object, e
     compatTags: new CompatTagService(db),
     publicSearch: new PublicSearchService(publicSearchDb),
     document,
-    feed: new FeedService(db, accounts, onError, {
-      ...extras.feed,
-      limits: { maxSubscriptions: config.abuse.realtime.maxSubscriptions, ...extras.feed?.limits },
-    }),
+    feed: new FeedService(
+      db,
+      {
+        authenticate: (token) => accounts.authenticate(token),
+        onSessionChange: (listener) => accounts.onSessionChange(listener),
+        accountOfKey: (keyId) => apiKeys.accountOf(keyId),
+      },
+      onError,
+      {
+        ...extras.feed,
+        limits: { maxSubscriptions: config.abuse.realtime.maxSubscriptions, ...extras.feed?.limits },
+      },
+    ),
     asyncapi: extras.asyncapi ?? {},
   };
 }

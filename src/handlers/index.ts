@@ -1,5 +1,6 @@
 import type { HandlerRegistry } from '../http/types.js';
 import * as admin from './admin.js';
+import * as apiKeys from './api-keys.js';
 import * as auth from './auth.js';
 import * as catalogueAdmin from './catalogue-admin.js';
 import * as system from './system.js';
@@ -23,6 +24,9 @@ export const handlers: HandlerRegistry = {
   loginWithOidc: auth.loginWithOidc,
   getCurrentAccount: auth.getCurrentAccount,
   logoutAccount: auth.logoutAccount,
+  listApiKeys: apiKeys.listApiKeys,
+  createApiKey: apiKeys.createApiKey,
+  deleteApiKey: apiKeys.deleteApiKey,
   listAdminAccounts: admin.listAdminAccounts,
   createAdminTag: catalogueAdmin.createAdminTag,
   createAdminSeries: catalogueAdmin.createAdminSeries,
@@ -70,6 +74,7 @@ export const handlers: HandlerRegistry = {
   cancelAllOrders: trading.cancelAllOrders,
   decreaseOrder: trading.decreaseOrder,
   cancelOrderBatch: trading.cancelOrderBatch,
+  cancelClobOrder: trading.cancelClobOrder,
   getBalance: portfolio.getBalance,
   listPositions: portfolio.listPositions,
   listFills: portfolio.listFills,

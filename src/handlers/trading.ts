@@ -133,6 +133,13 @@ export const cancelOrderBatch: Handler<'cancelOrderBatch'> = async ({ body, acco
   return { status: 200, body: { results: results.map(presentBatchCancelItem) } };
 };
 
+/** One order, as order-book clients cancel it (`DELETE /api/clob/order {orderID}`), answered in their shape. */
+export const cancelClobOrder: Handler<'cancelClobOrder'> = async ({ body, account }, { services }) => {
+  const [result] = await services.trading.cancelOrders(callerId(account), [body.orderID]);
+  const id = body.orderID;
+  return { status: 200, body: result && 'error' in result ? { canceled: [], not_canceled: { [id]: result.error } } : { canceled: [id], not_canceled: {} } };
+};
+
 // --- public market data ---
 
 export const listTrades: Handler<'listTrades'> = async ({ query }, { services }) => {

@@ -8,7 +8,8 @@ import type { Account } from '../domain/accounts/service.js';
 import { forbidden, invalid } from '../domain/errors.js';
 import { findUnstorable, unstorable } from '../domain/storable-text.js';
 import type { RateLimitClass } from '../config.js';
-import { readJsonBody } from './body.js';
+import { readJsonBodyAndText } from './body.js';
+import type { KeyPrincipal, PendingHmacCheck, SignatureCheck } from '../domain/api-keys/service.js';
 import { clientAddress, limitHeaders, type RequestLimiter } from './rate-limit.js';
 import type { Services } from '../services.js';
 import { sendError, sendJson } from './errors.js';
@@ -85,6 +86,8 @@ export interface DispatchEntry {
   readonly rateLimit?: RateLimitClass;
   /** `x-rate-limit-count`: the body array whose items the request draws from its budget, one each. */
   readonly rateLimitCount?: string;
+  /** `x-api-key-scope`: the scope an API key needs (the operation accepts signed requests). */
+  readonly apiKeyScope?: 'read' | 'trade';
 }
 
 /** What the dispatcher resolves once per operation. */
@@ -104,17 +107,39 @@ interface Route {
 
 /**
  * The operation's security requirements (the router has merged in the document's), any one of which
- * suffices: none or an empty one, 'open'; one of bearerAuth alone, the only scheme the document declares,
- * 'bearer'; else 'closed' (a requirement naming another scheme cannot be met).
+ * suffices: none or an empty one, 'open'; bearerAuth alone, 'bearer'; bearerAuth, and also the headers of
+ * both signature schemes (API keys), 'signed'; else 'closed' (a requirement that cannot be met).
  */
-type Access = 'open' | 'bearer' | 'closed';
+type Access = 'open' | 'bearer' | 'signed' | 'closed';
+
+const KALSHI_SCHEMES = ['kalshiAccessKey', 'kalshiAccessSignature', 'kalshiAccessTimestamp'].join();
+const POLY_SCHEMES = ['polyAddress', 'polyApiKey', 'polyPassphrase', 'polySignature', 'polyTimestamp'].join();
 
 function accessOf(operation: Operation): Access {
-  const requirements = operation.security ?? [];
-  if (requirements.length === 0 || requirements.some((requirement) => Object.keys(requirement).length === 0)) return 'open';
-  if (requirements.some((requirement) => Object.keys(requirement).every((scheme) => scheme === 'bearerAuth'))) return 'bearer';
-  return 'closed';
+  const requirements = (operation.security ?? []).map((requirement) => Object.keys(requirement).sort().join());
+  if (requirements.length === 0 || requirements.includes('')) return 'open';
+  if (!requirements.includes('bearerAuth')) return 'closed';
+  return requirements.includes(KALSHI_SCHEMES) && requirements.includes(POLY_SCHEMES) ? 'signed' : 'bearer';
 }
+
+/** A header sent once, as a string of at most 2 KiB; undefined otherwise. */
+function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' && value.length <= 2048 ? value : undefined;
+}
+
+/** Who makes a request: a session's account, or an API key's (verified, or awaiting its body for an order-book signature). */
+interface Caller {
+  account?: Account;
+  key?: KeyPrincipal;
+  /** An accepted signature, to be checked against replays. */
+  signature?: Extract<SignatureCheck, { principal: KeyPrincipal }>;
+  pending?: PendingHmacCheck;
+  /** Why the credentials sent are refused (401). */
+  refused?: string;
+}
+
+const SESSION_ONLY = 'this operation takes a session token (Authorization: Bearer) only: API keys do not reach account or admin operations';
 
 /** An object or array Koa would send as JSON (not a Buffer, stream, Blob or Response). */
 function isJsonValue(body: unknown): boolean {
@@ -199,6 +224,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     else requestValidators[operationId] = compiled;
     if (entry && typeof implementation === 'function') {
       const access = accessOf(operation);
+      if (access === 'signed' && !entry.apiKeyScope) problems.push(`${operationId} (${where}) accepts signed requests but names no x-api-key-scope`);
       const queryNames = ((operation.parameters ?? []) as OpenAPIV3.ParameterObject[]).filter((p) => p.in === 'query').map((p) => p.name);
       routes.push({
         operationId,
@@ -227,13 +253,57 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
   }
 
   /**
-   * Takes the request from its budget (the account's with a valid token, else the client address's): the
-   * RateLimit-* headers go on the answer, whatever it is; over budget, 429 before anything else is done.
+   * The caller of a 'bearer' or 'signed' operation: `Authorization: Bearer` when sent (or required), else
+   * the KALSHI-ACCESS-* or POLY_* headers of an API key (README, "API keys for bots").
+   */
+  async function callerOf(route: Route, method: string, path: string, query: string, headers: Record<string, unknown>): Promise<Caller> {
+    const rsaKey = headerOf(headers, 'kalshi-access-key');
+    const hmacKey = headerOf(headers, 'poly_api_key');
+    if (route.access === 'bearer' || headers.authorization !== undefined || (rsaKey === undefined && hmacKey === undefined)) {
+      const account = await bearerAccount(headers);
+      return account ? { account } : { refused: route.access === 'bearer' && (rsaKey ?? hmacKey) !== undefined ? SESSION_ONLY : undefined };
+    }
+    if (rsaKey !== undefined) {
+      const check = await services.apiKeys.checkRsa(
+        { key: rsaKey, timestamp: headerOf(headers, 'kalshi-access-timestamp') ?? '', signature: headerOf(headers, 'kalshi-access-signature') ?? '' },
+        method,
+        path,
+      );
+      return 'refused' in check ? { refused: check.refused } : { account: check.principal.account, key: check.principal, signature: check };
+    }
+    const pending = await services.apiKeys.checkHmac(
+      {
+        key: hmacKey!,
+        passphrase: headerOf(headers, 'poly_passphrase') ?? '',
+        address: headerOf(headers, 'poly_address') ?? '',
+        timestamp: headerOf(headers, 'poly_timestamp') ?? '',
+        signature: headerOf(headers, 'poly_signature') ?? '',
+      },
+      method,
+      path,
+      query,
+    );
+    return 'refused' in pending ? { refused: pending.refused } : { account: pending.principal.account, key: pending.principal, pending };
+  }
+
+  /**
+   * Takes the request from its budget (the account's with a valid token or key, else the client address's;
+   * a key's request from the key's own budget too): the RateLimit-* headers (of the budget with the fewest
+   * requests left) go on the answer, whatever it is; over budget, 429 before anything else is done.
    * `points`: what is taken now; `counted`: what the request counts in all (x-rate-limit-count), for the refusal.
    */
-  async function withinBudget(koa: Parameters<Middleware>[0], limitClass: RateLimitClass, account: Account | undefined, points = 1, counted = 1): Promise<boolean> {
+  async function withinBudget(
+    koa: Parameters<Middleware>[0],
+    limitClass: RateLimitClass,
+    account: Account | undefined,
+    key?: KeyPrincipal,
+    points = 1,
+    counted = 1,
+  ): Promise<boolean> {
     if (!limiter) return true;
-    const decision = await limiter.take(limitClass, account ? `account:${account.id}` : `address:${clientAddress(koa.req, trustProxy)}`, points);
+    let decision = await limiter.take(limitClass, account ? `account:${account.id}` : `address:${clientAddress(koa.req, trustProxy)}`, points);
+    const ofKey = key && (await limiter.takeKey(limitClass, key.keyId, points));
+    if (ofKey && (!ofKey.allowed || (decision.allowed && ofKey.remaining < decision.remaining))) decision = ofKey;
     const headers = limitHeaders(decision);
     for (const name in headers) koa.res.setHeader(name, headers[name]!);
     if (decision.allowed) return true;
@@ -245,7 +315,8 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
   // openapi-backend's request pipeline (route, security, validation with coercion, handler) driven here
   // step by step: its handleRequest parses the request four times and matches it twice; this matches once
   // and parses once, inside the validator. Order of checks: 404/405, the budget (429), 401, 403, then the
-  // body (415, 408, 413, 400) and validation (400): a caller lacking the role never learns the schema.
+  // body (415, 408, 413, 400) and validation (400): a caller lacking the role never learns the schema. An
+  // order-book signature (over the body) and any signature's replay are checked after the body (401).
   return async (koa) => {
     // ctx.request and ctx.response, not Koa's ctx.* shortcuts (see requestLifecycle)
     const { request: incoming, response } = koa;
@@ -269,13 +340,21 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     const route = routeById.get(operation.operationId as string)!;
     // for the layers around the dispatcher (caching, metrics, the access log)
     koa.state.operationId = route.operationId;
-    // Only operations that take a token wait for the account lookup.
-    const account = route.access === 'bearer' ? await bearerAccount(req.headers) : undefined;
+    // Only operations that take a token or a key wait for the account lookup.
+    const caller: Caller = route.access === 'bearer' || route.access === 'signed' ? await callerOf(route, incoming.method, incoming.path, incoming.querystring, req.headers) : {};
+    const { account, key } = caller;
     if (account) koa.state.accountId = account.id;
-    if (!(await withinBudget(koa, route.limitClass, account))) return;
-    if (route.access === 'closed' || (route.access === 'bearer' && !account)) return sendError(koa, 'unauthorized', 'missing or invalid bearer token');
+    if (!(await withinBudget(koa, route.limitClass, account, key))) return;
+    if (route.access === 'closed' || (route.access !== 'open' && !account)) return sendError(koa, 'unauthorized', caller.refused ?? 'missing or invalid bearer token');
+    if (key && !key.scopes.includes(route.entry.apiKeyScope!)) throw forbidden(`this API key lacks the '${route.entry.apiKeyScope}' scope`);
     if (route.entry.requiredRole && account?.role !== route.entry.requiredRole) throw forbidden(`requires role ${route.entry.requiredRole}`);
-    if (route.readsBody) req.body = await readJsonBody(koa, bodyOptions);
+    let bodyText = '';
+    if (route.readsBody) ({ value: req.body, text: bodyText } = await readJsonBodyAndText(koa, bodyOptions));
+    // An order-book signature covers the body, so it is checked once the body has arrived.
+    const signature = caller.pending ? caller.pending.verify(bodyText) : caller.signature;
+    if (signature && 'refused' in signature) return sendError(koa, 'unauthorized', signature.refused);
+    if (signature && !(await services.apiKeys.firstUse(signature))) return sendError(koa, 'unauthorized', 'this signature was used before: sign every request afresh (replays are refused)');
+    if (key) koa.state.apiKeyId = key.keyId;
 
     // Text PostgreSQL cannot store (NUL, lone surrogates) in the body or a declared query parameter.
     const bad = textProblem(route, query, req.body);
@@ -305,7 +384,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     // A request that counts the items of a body array (x-rate-limit-count) draws the rest of them now that
     // the body is known to be valid: one was taken with the request.
     const counted = route.entry.rateLimitCount ? (req.body as Record<string, unknown[]>)[route.entry.rateLimitCount]!.length : 1;
-    if (counted > 1 && !(await withinBudget(koa, route.limitClass, account, counted - 1, counted))) return;
+    if (counted > 1 && !(await withinBudget(koa, route.limitClass, account, key, counted - 1, counted))) return;
 
     // openapi-backend's coerced request (its query coerced in place): no path parameters if no validator passed.
     const request = {
@@ -315,7 +394,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
       query: clampQuery(query, route.clampMaxima),
       body: req.body,
       account,
-      token: account ? bearerToken(req.headers.authorization) : undefined,
+      token: account && !key ? bearerToken(req.headers.authorization) : undefined,
       requestId: String(koa.state.requestId ?? ''),
       clientAddress: route.limitClass === 'login' || route.limitClass === 'registration' ? clientAddress(koa.req, trustProxy) : undefined,
     } as unknown as ApiRequest<never>;

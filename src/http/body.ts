@@ -15,18 +15,20 @@ export interface BodyOptions {
  * and role checks (so a refused request costs no body reading): no body at all reads as `{}` (validation
  * then names what is missing); a body of another media type is 415; a corrupt compressed body 400; a body
  * over the limit 413; a body that does not arrive in time 408 (its connection is closed, the rest unread).
+ * With the value, the body's text as received (decompressed; `''` when there is none), which an order-book
+ * signature covers.
  */
-export async function readJsonBody(ctx: Context, options: BodyOptions): Promise<unknown> {
+export async function readJsonBodyAndText(ctx: Context, options: BodyOptions): Promise<{ value: unknown; text: string }> {
   // (type-is counts `Content-Length: 0` as a body)
   const length = ctx.req.headers['content-length'];
-  if (ctx.req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return {};
+  if (ctx.req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return { value: {}, text: '' };
   const type = ctx.request.is('json', '+json');
-  if (type === null) return {};
+  if (type === null) return { value: {}, text: '' };
   if (type === false) {
     throw new HttpError('unsupported_media_type', `request body must be application/json, got '${clip(ctx.request.get('Content-Type') || 'no Content-Type')}'`);
   }
   let timer: NodeJS.Timeout | undefined;
-  const reading = coBody.json(ctx.req, { limit: BODY_LIMIT_BYTES, strict: true });
+  const reading = coBody.json(ctx.req, { limit: BODY_LIMIT_BYTES, strict: true, returnRawBody: true }).then((read: { parsed: unknown; raw: string }) => ({ value: read.parsed, text: read.raw }));
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new HttpError('request_timeout', `the request body did not arrive within ${options.timeoutMs} ms`, { Connection: 'close' })), options.timeoutMs);
   });

@@ -65,6 +65,7 @@ export function requestLifecycle(logger: Logger, options: LifecycleOptions = {})
         ms: Math.round(ms * 100) / 100,
         client: ctx.req.socket.remoteAddress,
         accountId: state.accountId as string | undefined,
+        apiKeyId: state.apiKeyId as string | undefined,
       });
     }
   };

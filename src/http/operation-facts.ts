@@ -9,7 +9,7 @@ export interface OperationFacts {
   /** Needs no token (no security requirement, or an empty one). */
   public: boolean;
   hasBody: boolean;
-  /** Names of its header parameters, lower case. */
+  /** Names of its header parameters and of the headers its security schemes read (API keys), lower case. */
   headers: string[];
   tags: string[];
 }
@@ -37,13 +37,19 @@ export function operationFactsOf(document: object): OperationFacts[] {
       if (!operation?.operationId) continue;
       const security = operation.security ?? doc.security ?? [];
       const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolve<OpenAPIV3.ParameterObject>(doc, p));
+      const schemeHeaders = security.flatMap((requirement) =>
+        Object.keys(requirement).flatMap((name) => {
+          const scheme = doc.components?.securitySchemes?.[name] as OpenAPIV3.SecuritySchemeObject | undefined;
+          return scheme?.type === 'apiKey' && scheme.in === 'header' ? [scheme.name.toLowerCase()] : [];
+        }),
+      );
       facts.push({
         operationId: operation.operationId,
         method: method.toUpperCase(),
         path,
         public: security.length === 0 || security.some((requirement) => Object.keys(requirement).length === 0),
         hasBody: operation.requestBody !== undefined,
-        headers: parameters.filter((p) => p?.in === 'header').map((p) => p.name.toLowerCase()),
+        headers: [...new Set([...parameters.filter((p) => p?.in === 'header').map((p) => p.name.toLowerCase()), ...schemeHeaders])],
         tags: operation.tags ?? [],
       });
     }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
-import type { RateBudget, RateLimitClass } from '../config.js';
+import type { KeyRateLimitClass, RateBudget, RateLimitClass } from '../config.js';
 
 /** What a request's budget says: allowed or not, and the RateLimit-* header values. */
 export interface LimitDecision {
@@ -13,6 +13,8 @@ export interface LimitDecision {
 
 export interface RequestLimiterOptions {
   budgets: Record<RateLimitClass, RateBudget>;
+  /** Each API key's own budgets (its signed requests also draw on its account's). */
+  keyBudgets?: Record<KeyRateLimitClass, RateBudget>;
   /** Worker processes sharing the address: each allows its share of every budget (at least 1 request). */
   processes: number;
 }
@@ -37,27 +39,40 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
  * in full (README, "Abuse controls").
  */
 export class RequestLimiter {
-  readonly #limiters = new Map<RateLimitClass, RateLimiterMemory>();
-  readonly #points = new Map<RateLimitClass, number>();
+  readonly #limiters = new Map<string, { limiter: RateLimiterMemory; points: number }>();
 
   constructor(options: RequestLimiterOptions) {
-    for (const [name, budget] of Object.entries(options.budgets) as Array<[RateLimitClass, RateBudget]>) {
+    const budgets: Array<[string, RateBudget]> = [
+      ...Object.entries(options.budgets),
+      ...Object.entries(options.keyBudgets ?? {}).map(([name, budget]): [string, RateBudget] => [`key-${name}`, budget]),
+    ];
+    for (const [name, budget] of budgets) {
       const points = Math.max(1, Math.floor(budget.points / Math.max(1, options.processes)));
-      this.#points.set(name, points);
-      this.#limiters.set(name, new RateLimiterMemory({ points, duration: budget.durationSecs, keyPrefix: name }));
+      this.#limiters.set(name, { points, limiter: new RateLimiterMemory({ points, duration: budget.durationSecs, keyPrefix: name }) });
     }
   }
 
   /** Takes `points` (one request, or the items a request counts) from the budget of `key` in `name`. */
-  async take(name: RateLimitClass, key: string, points = 1): Promise<LimitDecision> {
-    const limiter = this.#limiters.get(name)!;
-    const limit = this.#points.get(name)!;
-    try {
-      return decision(true, limit, await limiter.consume(key, points));
-    } catch (refused) {
-      if (refused instanceof Error) throw refused;
-      return decision(false, limit, refused as RateLimiterRes);
-    }
+  take(name: RateLimitClass, key: string, points = 1): Promise<LimitDecision> {
+    return consume(this.#limiters.get(name)!, key, points);
+  }
+
+  /**
+   * Takes a signed request from its API key's budget in `name` (undefined when keys have no budget of that
+   * class); the request also draws on its account's (take).
+   */
+  takeKey(name: RateLimitClass, keyId: string, points = 1): Promise<LimitDecision> | undefined {
+    const limiter = this.#limiters.get(`key-${name}`);
+    return limiter && consume(limiter, keyId, points);
+  }
+}
+
+async function consume({ limiter, points }: { limiter: RateLimiterMemory; points: number }, key: string, taken: number): Promise<LimitDecision> {
+  try {
+    return decision(true, points, await limiter.consume(key, taken));
+  } catch (refused) {
+    if (refused instanceof Error) throw refused;
+    return decision(false, points, refused as RateLimiterRes);
   }
 }
 

@@ -4,6 +4,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { clientAddress } from '../http/rate-limit.js';
 import type { Account } from '../domain/accounts/service.js';
+import type { ApiKeyService } from '../domain/api-keys/service.js';
 import { errorReply } from '../domain/feed/messages.js';
 import type { FeedService } from '../domain/feed/service.js';
 import type { FeedSession } from '../domain/feed/session.js';
@@ -15,7 +16,9 @@ import type { Logger } from '../logger.js';
  * commands and subscriptions are the feed's sessions, src/domain/feed/).
  *
  * - Upgrade: `Authorization: Bearer <token>` authenticates the connection (an invalid one is answered 401
- *   and never upgraded); without it only public channels can be subscribed (or an `auth` command later).
+ *   and never upgraded), or an RSA API key's KALSHI-ACCESS-* headers signed for `GET <path>` (401 when
+ *   refused, 403 without the `read` scope); without either only public channels can be subscribed (or an
+ *   `auth` command later). A connection opened with a key is closed when the key is revoked.
  * - Frames: text, JSON; a command frame above `maxCommandBytes` is answered with an error and ignored;
  *   frames above `maxFrameBytes` close the connection (1009).
  * - Ping every `pingIntervalMs` (10 s): a connection that did not answer the previous ping is dropped.
@@ -39,6 +42,8 @@ export interface RealtimeOptions {
   snapshotsPerSec: number;
   /** Take the client address from the last X-Forwarded-For entry (behind a proxy). */
   trustProxy: boolean;
+  /** Checks KALSHI-ACCESS-* upgrade headers; without it they are not accepted (401). */
+  apiKeys?: Pick<ApiKeyService, 'checkRsa' | 'firstUse'>;
   /** Metrics: a message was sent; a slow consumer was cut off. */
   onMessageSent?: () => void;
   onSlowConsumer?: () => void;
@@ -114,7 +119,7 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
     setTimeout(() => client.ws.terminate(), options.closeGraceMs).unref();
   };
 
-  const onConnection = (ws: WebSocket, account: Account | undefined, token: string | undefined, address: string) => {
+  const onConnection = (ws: WebSocket, account: Account | undefined, token: string | undefined, apiKeyId: string | undefined, address: string) => {
     const client: Client = { ws, session: undefined as unknown as FeedSession, alive: true, closing: false, corked: false };
     const open = (perAddress.get(address) ?? 0) + 1;
     perAddress.set(address, open);
@@ -150,6 +155,7 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
       },
       account,
       token,
+      apiKeyId,
     );
     clients.add(client);
     if (open > options.maxConnectionsPerAddress) {
@@ -174,6 +180,20 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
     });
   };
 
+  /** The account of an upgrade signed with an RSA API key (signing string `<ts>GET<path>`), or why not. */
+  const signedAccount = async (request: IncomingMessage, pathname: string): Promise<{ account: Account; keyId: string } | { status: 401 | 403; refused: string }> => {
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return typeof value === 'string' ? value : '';
+    };
+    if (!options.apiKeys) return { status: 401, refused: 'API keys are not accepted here' };
+    const check = await options.apiKeys.checkRsa({ key: header('kalshi-access-key'), timestamp: header('kalshi-access-timestamp'), signature: header('kalshi-access-signature') }, 'GET', pathname);
+    if ('refused' in check) return { status: 401, refused: check.refused };
+    if (!check.principal.scopes.includes('read')) return { status: 403, refused: "this API key lacks the 'read' scope" };
+    if (!(await options.apiKeys.firstUse(check))) return { status: 401, refused: 'this signature was used before: sign every request afresh (replays are refused)' };
+    return { account: check.principal.account, keyId: check.principal.keyId };
+  };
+
   const reject = (socket: Duplex, status: number, reason: string, code: string, message: string) => {
     const body = JSON.stringify({ error: { code, message } });
     const challenge = status === 401 ? 'WWW-Authenticate: Bearer\r\n' : '';
@@ -195,18 +215,23 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
       if (!match) return reject(socket, 401, 'Unauthorized', 'unauthorized', 'missing or invalid bearer token');
       token = match[1]!;
     }
-    const upgrade = (account: Account | undefined) => {
+    const upgrade = (account: Account | undefined, apiKeyId?: string) => {
       if (closing || socket.destroyed) return socket.destroy();
-      wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, account, token, clientAddress(request, options.trustProxy)));
+      wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, account, token, apiKeyId, clientAddress(request, options.trustProxy)));
     };
+    const failed = (error: unknown) => {
+      logger.error({ err: error }, 'websocket authentication failed');
+      reject(socket, 500, 'Internal Server Error', 'internal', 'internal error');
+    };
+    const keyId = request.headers['kalshi-access-key'];
+    if (token === undefined && keyId !== undefined) {
+      return signedAccount(request, pathname!).then((outcome) => {
+        if ('refused' in outcome) return reject(socket, outcome.status, outcome.status === 401 ? 'Unauthorized' : 'Forbidden', outcome.status === 401 ? 'unauthorized' : 'forbidden', outcome.refused);
+        upgrade(outcome.account, outcome.keyId);
+      }, failed);
+    }
     if (token === undefined) return upgrade(undefined);
-    feed.authenticate(token).then(
-      (account) => (account ? upgrade(account) : reject(socket, 401, 'Unauthorized', 'unauthorized', 'missing or invalid bearer token')),
-      (error: unknown) => {
-        logger.error({ err: error }, 'websocket authentication failed');
-        reject(socket, 500, 'Internal Server Error', 'internal', 'internal error');
-      },
-    );
+    feed.authenticate(token).then((account) => (account ? upgrade(account) : reject(socket, 401, 'Unauthorized', 'unauthorized', 'missing or invalid bearer token')), failed);
   };
   server.on('upgrade', onUpgrade);
 

@@ -12,9 +12,10 @@ import { TestService } from '../support/service.js';
  * (POST /orders-scoring with a bare JSON array).
  *
  * The client signs its requests with its own `POLY_*` headers (HMAC of dummy credentials here, with a stub
- * signer); the service ignores them. It sends every request through axios' default instance, so the
- * Bearer token is added by a request interceptor on that instance, and a response interceptor checks
- * every answer against the OpenAPI document as the other integration tests do.
+ * signer); with a Bearer token present the service authenticates with the token and reads no `POLY_*`
+ * header (clob-client-api-keys.test.ts drives it with real credentials). It sends every request through
+ * axios' default instance, so the Bearer token is added by a request interceptor on that instance, and a
+ * response interceptor checks every answer against the OpenAPI document as the other integration tests do.
  */
 
 const ADMIN = { email: 'clob-admin@dots.local', password: 'clob-admin-password' };

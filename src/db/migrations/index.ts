@@ -18,6 +18,7 @@ import * as m0016 from './0016_drop_feed_append.js';
 import * as m0017 from './0017_word_search.js';
 import * as m0019 from './0019_external_identities.js';
 import * as m0020 from './0020_function_bodies_from_files.js';
+import * as m0021 from './0021_api_keys.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -43,4 +44,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0017_word_search', migration: m0017 },
   { name: '0019_external_identities', migration: m0019 },
   { name: '0020_function_bodies_from_files', migration: m0020 },
+  { name: '0021_api_keys', migration: m0021 },
 ];

@@ -71,6 +71,8 @@ export class AccountService {
   readonly #guard: LoginGuard;
   readonly #hashing: PasswordQueue;
   readonly #changeListeners: Array<(change: SessionChange) => void> = [];
+  /** Other caches of credentials (API keys) told of the same changes, and trusted only while the listener is up. */
+  readonly #caches: Array<SessionCache<unknown>> = [];
 
   constructor(
     private readonly db: Db,
@@ -86,13 +88,22 @@ export class AccountService {
     this.#changeListeners.push(listener);
   }
 
+  /** Keeps `cache` (of another credential) in step with the session changes, as the session cache is. */
+  attachCache<A>(cache: SessionCache<A>): void {
+    this.#caches.push(cache as SessionCache<unknown>);
+    if (this.#listener) cache.open();
+  }
+
   #changed(payload: string): void {
     this.#sessions.changed(payload);
+    for (const cache of this.#caches) cache.changed(payload);
     const change: SessionChange = payload.startsWith('token:')
       ? { kind: 'token', tokenHash: payload.slice('token:'.length) }
-      : payload.startsWith('user:')
-        ? { kind: 'account', accountId: payload.slice('user:'.length) }
-        : { kind: 'all' };
+      : payload.startsWith('key:')
+        ? { kind: 'key', keyId: payload.slice('key:'.length) }
+        : payload.startsWith('user:')
+          ? { kind: 'account', accountId: payload.slice('user:'.length) }
+          : { kind: 'all' };
     for (const listener of this.#changeListeners) listener(change);
   }
 
@@ -105,10 +116,14 @@ export class AccountService {
         notify: (payload) => this.#changed(payload),
         connected: async () => {
           this.#sessions.open();
+          for (const cache of this.#caches) cache.open();
           // Changes made while the listener was down were not heard: every session is checked again.
           for (const listener of this.#changeListeners) listener({ kind: 'all' });
         },
-        lost: () => this.#sessions.close(),
+        lost: () => {
+          this.#sessions.close();
+          for (const cache of this.#caches) cache.close();
+        },
         error: (error) => this.onError(error),
       },
       'dots-session-listener',
@@ -119,6 +134,7 @@ export class AccountService {
 
   async stop(): Promise<void> {
     this.#sessions.close();
+    for (const cache of this.#caches) cache.close();
     await this.#listener?.stop();
   }
 

@@ -51,6 +51,20 @@ describe('SessionCache', () => {
     expect(cache.get('d', 1)).toBeUndefined();
   });
 
+  it('forgets an API key in a key cache, and ignores the other kind of entry', () => {
+    const keys = new SessionCache<{ id: string }>({ ttlMs: 1000, maxEntries: 10, kind: 'key' });
+    keys.open();
+    const sessions = openCache();
+    for (const cache of [keys, sessions]) for (const [key, user] of [['k1', 'u1'], ['k2', 'u2']] as const) cache.store(key, session(user), cache.generation, 0);
+    for (const cache of [keys, sessions]) cache.changed('key:k1');
+    expect([keys.get('k1', 1), keys.get('k2', 1)]).toEqual([undefined, { id: 'u2' }]);
+    expect([sessions.get('k1', 1), sessions.get('k2', 1)]).toEqual([{ id: 'u1' }, { id: 'u2' }]);
+    keys.changed('token:k2');
+    expect(keys.get('k2', 1)).toEqual({ id: 'u2' });
+    keys.changed('user:u2');
+    expect(keys.get('k2', 1)).toBeUndefined();
+  });
+
   it('does not store what a lookup found if anything changed while it ran', () => {
     const cache = openCache();
     const before = cache.generation;

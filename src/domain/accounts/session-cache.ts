@@ -15,7 +15,14 @@ export interface SessionCacheOptions {
   ttlMs: number;
   /** Entries kept at most (the oldest go first). */
   maxEntries: number;
+  /**
+   * What the entries are, as change notifications name them: `token` (sessions, keyed by token hash, the
+   * default) or `key` (API keys, keyed by id). A notification naming the other kind leaves entries alone.
+   */
+  kind?: 'token' | 'key';
 }
+
+const KINDS = ['token', 'key'] as const;
 
 interface Entry<A> {
   account: A;
@@ -73,11 +80,14 @@ export class SessionCache<A> {
     this.#entries.set(key, { account: session.account, userId: session.userId, expiresAtMs: session.expiresAt.getTime(), staleAtMs: nowMs + this.options.ttlMs });
   }
 
-  /** A change notification (migration 0015): `token:<hash hex>`, `user:<id>` or `*`. */
+  /** A change notification (migrations 0015 and 0021): `token:<hash hex>`, `key:<id>`, `user:<id>` or `*`. */
   changed(payload: string): void {
     this.#generation += 1;
-    if (payload.startsWith('token:')) {
-      this.#entries.delete(payload.slice('token:'.length));
+    const own = `${this.options.kind ?? 'token'}:`;
+    if (payload.startsWith(own)) {
+      this.#entries.delete(payload.slice(own.length));
+    } else if (KINDS.some((kind) => payload.startsWith(`${kind}:`))) {
+      // another cache's entry
     } else if (payload.startsWith('user:')) {
       const userId = payload.slice('user:'.length);
       for (const [key, entry] of this.#entries) if (entry.userId === userId) this.#entries.delete(key);

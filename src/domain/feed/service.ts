@@ -8,8 +8,8 @@ import { FeedRelay } from './relay.js';
 import { DEFAULT_LIMITS, FeedSession, type Connection, type FeedLimits } from './session.js';
 import { SnapshotBatcher } from './snapshots.js';
 
-/** A session change the database announced: one token, every session of an account, or any session. */
-export type SessionChange = { kind: 'token'; tokenHash: string } | { kind: 'account'; accountId: string } | { kind: 'all' };
+/** A session change the database announced: one token, one API key, every session and key of an account, or any. */
+export type SessionChange = { kind: 'token'; tokenHash: string } | { kind: 'key'; keyId: string } | { kind: 'account'; accountId: string } | { kind: 'all' };
 
 /** Settings of the feed (defaults: what `npm start` uses). */
 export interface FeedOptions {
@@ -44,6 +44,8 @@ export class FeedService {
     private readonly accounts: {
       authenticate(token: string): Promise<Account | undefined>;
       onSessionChange?(listener: (change: SessionChange) => void): void;
+      /** The account of a live API key; undefined once it is revoked. */
+      accountOfKey?(keyId: string): Promise<Account | undefined>;
     },
     private readonly onError: (error: unknown, context: string) => void = () => undefined,
     options: FeedOptions = {},
@@ -58,7 +60,12 @@ export class FeedService {
     // A logout or a revoked session closes the connections that authenticated with it (within a round trip).
     accounts.onSessionChange?.((change) => {
       for (const session of this.#authenticated) {
-        if (change.kind === 'all' || (change.kind === 'token' && session.tokenHash === change.tokenHash) || (change.kind === 'account' && session.accountId === change.accountId)) {
+        if (
+          change.kind === 'all' ||
+          (change.kind === 'token' && session.tokenHash === change.tokenHash) ||
+          (change.kind === 'key' && session.apiKeyId === change.keyId) ||
+          (change.kind === 'account' && session.accountId === change.accountId)
+        ) {
           session.revalidate().catch((error: unknown) => this.onError(error, 'feed session check'));
         }
       }
@@ -98,13 +105,14 @@ export class FeedService {
     this.#prune.unref();
   }
 
-  /** A new client connection (authenticated when `account` is given). */
-  openSession(connection: Connection, account?: Account, token?: string): FeedSession {
+  /** A new client connection (authenticated when `account` is given, with `token` or the API key `apiKeyId`). */
+  openSession(connection: Connection, account?: Account, token?: string, apiKeyId?: string): FeedSession {
     const session: FeedSession = new FeedSession(
       {
         hub: this.hub,
         limits: this.limits,
         authenticate: (t) => this.accounts.authenticate(t),
+        ...(this.accounts.accountOfKey && { accountOfKey: (keyId: string) => this.accounts.accountOfKey!(keyId) }),
         findMarkets: (tickers) => repo.findMarketsByTicker(this.db, tickers),
         snapshot: (marketId) => this.#snapshots.snapshot(marketId),
         onError: (error) => this.onError(error, 'feed session'),
@@ -114,8 +122,9 @@ export class FeedService {
       connection,
       account,
       token,
+      apiKeyId,
     );
-    if (token !== undefined) this.#authenticated.add(session);
+    if (token !== undefined || apiKeyId !== undefined) this.#authenticated.add(session);
     return session;
   }
 

@@ -36,6 +36,8 @@ export interface SessionDeps {
   hub: FeedHub;
   limits: FeedLimits;
   authenticate(token: string): Promise<Account | undefined>;
+  /** The account of a live API key (undefined once revoked), for a connection opened with one. */
+  accountOfKey?(keyId: string): Promise<Account | undefined>;
   /** Markets by exact ticker; unknown ones are left out. */
   findMarkets(tickers: readonly string[]): Promise<Array<{ id: string; ticker: string }>>;
   snapshot(marketId: string): Promise<BookSnapshot>;
@@ -82,6 +84,8 @@ export class FeedSession implements Outlet {
     private readonly connection: Connection,
     private account: Account | undefined,
     private token: string | undefined,
+    /** The API key the connection was opened with (signed upgrade headers), instead of a token. */
+    readonly apiKeyId?: string,
   ) {}
 
   get accountId(): string | undefined {
@@ -132,12 +136,15 @@ export class FeedSession implements Outlet {
     this.close();
   }
 
-  /** The token the connection authenticated with still opens a session; if not, it is cut off. */
+  /** The token (or API key) the connection authenticated with is still valid; if not, it is cut off. */
   async revalidate(): Promise<void> {
-    if (this.#closed || this.token === undefined) return;
-    const account = await this.deps.authenticate(this.token);
+    if (this.#closed) return;
+    let account: Account | undefined;
+    if (this.token !== undefined) account = await this.deps.authenticate(this.token);
+    else if (this.apiKeyId !== undefined && this.deps.accountOfKey) account = await this.deps.accountOfKey(this.apiKeyId);
+    else return;
     if (!account && !this.#closed) {
-      this.connection.terminate(ErrorCode.sessionExpired, 'the session token was revoked or has expired');
+      this.connection.terminate(ErrorCode.sessionExpired, this.token !== undefined ? 'the session token was revoked or has expired' : 'the API key was revoked');
       this.close();
     }
   }

@@ -1,0 +1,80 @@
+import { constants, createHash, createHmac, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+
+/**
+ * The two request-signing schemes bots use (README, "API keys"), as pure functions.
+ *
+ * - RSA (Kalshi's convention): `KALSHI-ACCESS-SIGNATURE` = base64 of RSA-PSS with SHA-256 (MGF1 SHA-256)
+ *   over `<KALSHI-ACCESS-TIMESTAMP, ms><METHOD><path>`, the path as sent without its query string.
+ * - HMAC (Polymarket's order-book L2 convention): `POLY_SIGNATURE` = URL-safe base64 (`+` -> `-`,
+ *   `/` -> `_`, padding kept) of HMAC-SHA256, keyed with the base64-decoded secret, over
+ *   `<POLY_TIMESTAMP, s><METHOD><requestPath><body>`, the body exactly as sent (nothing when there is none).
+ */
+
+/** `timestamp + METHOD + path`: what an RSA key signs. */
+export function rsaSigningString(timestamp: string, method: string, path: string): string {
+  return `${timestamp}${method}${path}`;
+}
+
+/**
+ * Whether `signature` (base64) is an RSA-PSS SHA-256 signature of `message` by `publicKey`; any salt length
+ * is accepted. Verified on libuv's thread pool (tens of µs of CPU per 2048-bit key), off the event loop.
+ */
+export function verifyRsaSignature(publicKey: KeyObject, message: string, signature: string): Promise<boolean> {
+  const bytes = decodeBase64(signature);
+  if (!bytes) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    try {
+      verify('sha256', Buffer.from(message, 'utf8'), { key: publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO }, bytes, (error, valid) => resolve(!error && valid));
+    } catch {
+      resolve(false);
+    }
+  });
+}
+
+/** The order-book client's signature (URL-safe base64 with its padding) of `message` under `secret` (the decoded bytes). */
+export function hmacSignature(secret: Buffer, message: string): string {
+  return createHmac('sha256', secret).update(message, 'utf8').digest('base64').replaceAll('+', '-').replaceAll('/', '_');
+}
+
+/** `timestamp + METHOD + requestPath + body`: what an order-book client signs. */
+export function hmacSigningString(timestamp: string, method: string, requestPath: string, body: string): string {
+  return `${timestamp}${method}${requestPath}${body}`;
+}
+
+/** Compares two strings in time that depends only on their lengths. */
+export function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  // Equal lengths for timingSafeEqual; a length mismatch still compares (against itself) and fails.
+  return timingSafeEqual(left.length === right.length ? left : right, right) && left.length === right.length;
+}
+
+/** Compares a text with the SHA-256 digest stored for it, in constant time. */
+export function matchesDigest(text: string, digest: Buffer): boolean {
+  const actual = sha256(text);
+  return actual.length === digest.length && timingSafeEqual(actual, digest);
+}
+
+export function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
+/** Standard or URL-safe base64 to bytes; undefined for anything else. */
+function decodeBase64(text: string): Buffer | undefined {
+  if (text.length === 0 || text.length > 2048 || !BASE64.test(text)) return undefined;
+  return Buffer.from(text.replaceAll('-', '+').replaceAll('_', '/'), 'base64');
+}
+
+/**
+ * The request paths an order-book client may have signed: it signs the path relative to the base URL it
+ * was given, so a request to `/api/clob/v1/heartbeats` was signed as `/v1/heartbeats` by a client given
+ * `http://host/api/clob`, and a request to `/api/heartbeats` as `/heartbeats` by one given `http://host/api`.
+ * The full path is always one of them.
+ */
+export function hmacRequestPaths(path: string): string[] {
+  if (path.startsWith('/api/clob/')) return [path.slice('/api/clob'.length), path];
+  if (path.startsWith('/api/')) return [path.slice('/api'.length), path];
+  return [path];
+}

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { Chain, ClobClient, type ApiKeyCreds } from '@polymarket/clob-client';
+import axios, { type AxiosResponse } from 'axios';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ContractChecker } from '../support/contract.js';
+import { TestService } from '../support/service.js';
+
+/**
+ * The published Polymarket CLOB client (`@polymarket/clob-client`), unchanged and with no request of its
+ * own altered, authenticating with order-book credentials from `POST /api/portfolio/api-keys` through its
+ * L2 headers (`POLY_*`, HMAC over timestamp + method + path + body). It is given the order-book base
+ * `http://host:port/api/clob`, so it signs paths relative to it (`/v1/heartbeats`). A response interceptor
+ * only reads the answers, to check them against the OpenAPI document.
+ */
+
+const ADMIN = { email: 'clob-keys-admin@dots.local', password: 'clob-keys-admin-password' };
+const ADDRESS = '0x00000000000000000000000000000000000000bB';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** An ethers-style signer: the L2 headers read only its address, which the credentials are bound to. */
+const signer = {
+  getAddress: async () => ADDRESS,
+  _signTypedData: async () => `0x${'00'.repeat(65)}`,
+};
+
+let api: TestService;
+let token: string;
+let client: ClobClient;
+const problems: string[] = [];
+const seen: string[] = [];
+let interceptor: number | undefined;
+
+beforeAll(async () => {
+  api = await TestService.start({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, API_KEY_ENCRYPTION_KEY: 'cd'.repeat(32) });
+  const admin = (await api.post('/api/auth/login', ADMIN)).body.token;
+  const created = async (path: string, body: object) => expect((await api.post(path, body, { token: admin })).status).toBe(201);
+  await created('/api/admin/series', { ticker: 'CLOBK', title: 'CLOB keys', category: 'economics', frequency: 'daily' });
+  await created('/api/admin/events', { event_ticker: 'CLOBK-E', series_ticker: 'CLOBK', title: 'CLOB keys', strike_date: '2031-01-01T00:00:00Z' });
+  await created('/api/admin/markets', { ticker: 'CLOBK-E-M1', event_ticker: 'CLOBK-E', title: 'Rewarded', rewards_min_size: '5', rewards_max_spread: '0.03' });
+  const maker = (await api.register()).token;
+  for (const side of ['yes', 'no']) expect((await api.post('/api/portfolio/orders', { ticker: 'CLOBK-E-M1', side, count: '10', price: '0.49' }, { token: maker })).status).toBe(201);
+  token = (await api.register()).token;
+
+  const checker = new ContractChecker();
+  const check = (response: AxiosResponse | undefined) => {
+    if (!response || !String(response.config.url).startsWith(api.baseUrl)) return;
+    const url = new URL(String(response.config.url));
+    seen.push(`${String(response.config.method).toUpperCase()} ${url.pathname} ${response.status}`);
+    problems.push(...checker.check({ method: String(response.config.method).toUpperCase(), path: url.pathname }, { status: response.status, contentType: String(response.headers['content-type'] ?? ''), body: response.data }));
+  };
+  interceptor = axios.interceptors.response.use(
+    (response) => {
+      check(response);
+      return response;
+    },
+    (error: { response?: AxiosResponse }) => {
+      check(error.response);
+      return Promise.reject(error);
+    },
+  );
+  const key = await api.post('/api/portfolio/api-keys', { name: 'clob bot', kind: 'hmac', scopes: ['read', 'trade'], address: ADDRESS }, { token });
+  expect(key.status).toBe(201);
+  client = new ClobClient(`${api.baseUrl}/api/clob`, Chain.POLYGON, signer as never, key.body.credentials as ApiKeyCreds);
+});
+
+afterAll(async () => {
+  if (interceptor !== undefined) axios.interceptors.response.eject(interceptor);
+  await api?.stop();
+});
+
+describe('@polymarket/clob-client with order-book credentials', () => {
+  it('sends heartbeats', async () => {
+    const first = (await client.postHeartbeat(null)) as unknown as { status: string; heartbeat_id: string };
+    expect(first).toEqual({ status: 'ok', heartbeat_id: expect.stringMatching(UUID) });
+    const second = (await client.postHeartbeat(first.heartbeat_id)) as unknown as { status: string; heartbeat_id: string };
+    expect(second).toEqual({ status: 'ok', heartbeat_id: first.heartbeat_id });
+    expect((await api.read('/api/portfolio/order-scoring/status', token)).heartbeat).toMatchObject({ heartbeat_id: first.heartbeat_id, active: true });
+  });
+
+  it('reads order scoring and cancels orders', async () => {
+    const scoring = (await api.post('/api/portfolio/orders', { ticker: 'CLOBK-E-M1', side: 'yes', count: '10', price: '0.48' }, { token })).body.order.order_id;
+    const idle = (await api.post('/api/portfolio/orders', { ticker: 'CLOBK-E-M1', side: 'yes', count: '10', price: '0.20' }, { token })).body.order.order_id;
+    expect(await client.isOrderScoring({ order_id: scoring })).toEqual({ scoring: true });
+    expect(await client.isOrderScoring({ order_id: idle })).toEqual({ scoring: false });
+    const unknown = randomUUID();
+    expect(await client.areOrdersScoring({ orderIds: [scoring, idle, unknown] })).toEqual({ [scoring]: true, [idle]: false, [unknown]: false });
+
+    expect(await client.cancelOrder({ orderID: idle })).toEqual({ canceled: [idle], not_canceled: {} });
+    expect((await api.read(`/api/portfolio/orders/${idle}`, token)).status).toBe('CANCELLED');
+    expect(await client.cancelOrder({ orderID: unknown })).toEqual({ canceled: [], not_canceled: { [unknown]: 'not found' } });
+    expect(await client.cancelOrder({ orderID: scoring })).toEqual({ canceled: [scoring], not_canceled: {} });
+  });
+
+  it('is refused once its key is revoked', async () => {
+    const { api_keys } = await api.read('/api/portfolio/api-keys', token);
+    expect(api_keys[0].last_used_at).not.toBeNull();
+    expect((await api.delete(`/api/portfolio/api-keys/${api_keys[0].id}`, { token })).status).toBe(200);
+    const refused = (await client.postHeartbeat(null)) as unknown as { status: number; error: { code: string } };
+    expect(refused.status).toBe(401);
+    expect(refused.error.code).toBe('unauthorized');
+  });
+
+  it('got answers that all match the OpenAPI document', () => {
+    expect(seen.filter((line) => line.includes('/api/clob/')).length).toBeGreaterThanOrEqual(9);
+    expect(problems).toEqual([]);
+  });
+});
