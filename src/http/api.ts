@@ -14,7 +14,7 @@ import { clientAddress, limitHeaders, type RequestLimiter } from './rate-limit.j
 import type { Services } from '../services.js';
 import { sendError, sendJson } from './errors.js';
 import { describeValidationErrors } from './validation-errors.js';
-import { parseQuery } from './query.js';
+import { clampQuery, malformedNumerals, numericQueryParametersOf, parseQuery, type NumericType } from './query.js';
 import { CompiledRouter, PathParameterEncodingError } from './router.js';
 import { CompiledValidator } from './validator.js';
 import type { ApiRequest, HandlerDeps } from './types.js';
@@ -24,57 +24,10 @@ const require = createRequire(import.meta.url);
 /** Compiled by codegen from the same document (see codegen/validators.ts). */
 const precompiledValidators = require('../generated/request-validators.cjs') as Readonly<Record<string, readonly unknown[]>>;
 
-/**
- * Numerals as people write them. Ajv's type coercion takes whatever `+value` turns into a number, so
- * "0x10" would be 16, "1e400" Infinity (an integer to its check) and " " zero: refused here, before it.
- */
-const NUMERALS = { integer: /^[+-]?\d{1,300}$/, number: /^[+-]?(\d{1,300}(\.\d{0,300})?|\.\d{1,300})$/ } as const;
-
-/** The operation's integer and number query parameters (or arrays of them): name and type, the first of each name. */
-function numericQueryParametersOf(operation: Operation): Array<[string, keyof typeof NUMERALS]> {
-  const byName = new Map<string, keyof typeof NUMERALS>();
-  for (const parameter of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
-    const schema = parameter.schema as OpenAPIV3.SchemaObject | undefined;
-    if (parameter.in !== 'query' || !schema || byName.has(parameter.name)) continue;
-    const type = schema.type === 'array' ? (schema.items as OpenAPIV3.SchemaObject | undefined)?.type : schema.type;
-    if (type === 'integer' || type === 'number') byName.set(parameter.name, type);
-  }
-  return [...byName];
-}
-
-function isNumeral(type: keyof typeof NUMERALS, value: unknown): boolean {
-  return typeof value !== 'string' || NUMERALS[type].test(value);
-}
-
-function malformedNumerals(numeric: ReadonlyArray<readonly [string, keyof typeof NUMERALS]>, query: Record<string, unknown>): ErrorObject[] | undefined {
-  let errors: ErrorObject[] | undefined;
-  for (const [name, type] of numeric) {
-    const value = query[name];
-    if (value === undefined) continue;
-    let wellFormed = true;
-    if (Array.isArray(value)) {
-      for (const item of value) wellFormed &&= isNumeral(type, item);
-    } else {
-      wellFormed = isNumeral(type, value);
-    }
-    if (wellFormed) continue;
-    (errors ??= []).push({ keyword: 'type', instancePath: `/query/${name}`, schemaPath: `#/query/${name}`, params: { type }, message: `must be ${type}` });
-  }
-  return errors;
-}
-
 function bearerToken(header: unknown): string | undefined {
   if (typeof header !== 'string') return undefined;
   const match = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,512})\s*$/i.exec(header);
   return match?.[1];
-}
-
-function clampQuery(query: Record<string, unknown>, maxima: ReadonlyArray<readonly [string, number]>): Record<string, unknown> {
-  for (const [name, maximum] of maxima) {
-    const value = query[name];
-    if (typeof value === 'number' && value > maximum) query[name] = maximum;
-  }
-  return query;
 }
 
 /** One row of the operation table codegen emits (src/generated/operations.ts), by operationId. */
@@ -96,7 +49,7 @@ interface Route {
   entry: DispatchEntry;
   implementation: OperationImplementation;
   access: Access;
-  numeric: ReadonlyArray<readonly [string, keyof typeof NUMERALS]>;
+  numeric: ReadonlyArray<readonly [string, NumericType]>;
   clampMaxima: ReadonlyArray<readonly [string, number]>;
   limitClass: RateLimitClass;
   /** Whether the operation takes a request body (read, as JSON, only once its checks have passed). */
