@@ -212,18 +212,8 @@ export function positionView(row: { market_id: string; ticker: string; side: 'ye
   };
 }
 
-export function fillView(row: {
-  id: string;
-  order_id: string;
-  market_id: string;
-  ticker: string;
-  side: 'yes' | 'no';
-  action: OrderAction;
-  price: string;
-  count: string;
-  role: 'maker' | 'taker';
-  created_at: Date;
-}): FillView {
+/** A fill as read: the view's fields, with its id and time as stored. */
+export function fillView(row: Omit<FillView, 'fill_id' | 'created_at'> & { id: string; created_at: Date }): FillView {
   return {
     fill_id: String(row.id),
     order_id: row.order_id,
