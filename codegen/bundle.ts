@@ -2,11 +2,13 @@ import { bundle, loadConfig } from '@redocly/openapi-core';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3 } from 'openapi-types';
 import { expandAliases } from './aliases.js';
+import { applyApiKeySecurity } from './api-key-security.js';
 
 /**
  * Bundles the split source into one document: every file referenced from a path lands under the root
  * `components` (Dredd and most generators want one self-contained file with named components), and every
- * `x-aliases` is expanded (see aliases.ts).
+ * `x-aliases` is expanded (see aliases.ts), after every `x-api-key-scope` has been given the security of the
+ * session token and the two signature schemes (api-key-security.ts).
  */
 export async function bundleDocument(rootFile: string): Promise<OpenAPIV3.Document> {
   const config = await loadConfig({});
@@ -16,6 +18,7 @@ export async function bundleDocument(rootFile: string): Promise<OpenAPIV3.Docume
     throw new Error(`bundling ${rootFile} failed:\n${problems.map((p) => `- ${p.message}`).join('\n')}`);
   }
   const doc = result.bundle.parsed as OpenAPIV3.Document;
+  applyApiKeySecurity(doc);
   const aliasProblems = expandAliases(doc);
   if (aliasProblems.length > 0) throw new Error(`the aliases of ${rootFile} cannot be expanded:\n${aliasProblems.map((p) => `- ${p}`).join('\n')}`);
   return doc;

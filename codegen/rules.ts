@@ -1,5 +1,6 @@
 import type { OpenAPIV3 } from 'openapi-types';
 import { listOperations, resolveRef } from './operations.js';
+import { SIGNED_REQUIREMENTS } from './api-key-security.js';
 
 /** Verbs an operationId may start with (verbNoun, e.g. `listCompatEvents`). */
 const VERBS = [
@@ -64,11 +65,6 @@ export function findContractProblems(doc: OpenAPIV3.Document): string[] {
   return problems;
 }
 
-/** The two signature schemes, as requirement objects name them (every header of a scheme required together). */
-export const SIGNED_REQUIREMENTS = [
-  ['kalshiAccessKey', 'kalshiAccessTimestamp', 'kalshiAccessSignature'],
-  ['polyAddress', 'polyApiKey', 'polyPassphrase', 'polyTimestamp', 'polySignature'],
-];
 
 /**
  * API keys: an operation with `x-api-key-scope` (read or trade) accepts the bearer token and both signature
