@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Chain, ClobClient, type ApiKeyCreds } from '@polymarket/clob-client';
-import axios, { type AxiosResponse } from 'axios';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContractChecker } from '../support/contract.js';
+import { checkAxiosAnswers, rewardedMarketWithBook } from '../support/clob.js';
 import { TestService } from '../support/service.js';
 
 /**
@@ -28,43 +27,20 @@ let token: string;
 let client: ClobClient;
 const problems: string[] = [];
 const seen: string[] = [];
-let interceptor: number | undefined;
+let stopChecking: (() => void) | undefined;
 
 beforeAll(async () => {
   api = await TestService.start({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, API_KEY_ENCRYPTION_KEY: 'cd'.repeat(32) });
-  const admin = (await api.post('/api/auth/login', ADMIN)).body.token;
-  const created = async (path: string, body: object) => expect((await api.post(path, body, { token: admin })).status).toBe(201);
-  await created('/api/admin/series', { ticker: 'CLOBK', title: 'CLOB keys', category: 'economics', frequency: 'daily' });
-  await created('/api/admin/events', { event_ticker: 'CLOBK-E', series_ticker: 'CLOBK', title: 'CLOB keys', strike_date: '2031-01-01T00:00:00Z' });
-  await created('/api/admin/markets', { ticker: 'CLOBK-E-M1', event_ticker: 'CLOBK-E', title: 'Rewarded', rewards_min_size: '5', rewards_max_spread: '0.03' });
-  const maker = (await api.register()).token;
-  for (const side of ['yes', 'no']) expect((await api.post('/api/portfolio/orders', { ticker: 'CLOBK-E-M1', side, count: '10', price: '0.49' }, { token: maker })).status).toBe(201);
+  await rewardedMarketWithBook(api, ADMIN, 'CLOBK');
   token = (await api.register()).token;
-
-  const checker = new ContractChecker();
-  const check = (response: AxiosResponse | undefined) => {
-    if (!response || !String(response.config.url).startsWith(api.baseUrl)) return;
-    const url = new URL(String(response.config.url));
-    seen.push(`${String(response.config.method).toUpperCase()} ${url.pathname} ${response.status}`);
-    problems.push(...checker.check({ method: String(response.config.method).toUpperCase(), path: url.pathname }, { status: response.status, contentType: String(response.headers['content-type'] ?? ''), body: response.data }));
-  };
-  interceptor = axios.interceptors.response.use(
-    (response) => {
-      check(response);
-      return response;
-    },
-    (error: { response?: AxiosResponse }) => {
-      check(error.response);
-      return Promise.reject(error);
-    },
-  );
+  stopChecking = checkAxiosAnswers(api, problems, (method, path, status) => seen.push(`${method} ${path} ${status}`));
   const key = await api.post('/api/portfolio/api-keys', { name: 'clob bot', kind: 'hmac', scopes: ['read', 'trade'], address: ADDRESS }, { token });
   expect(key.status).toBe(201);
   client = new ClobClient(`${api.baseUrl}/api/clob`, Chain.POLYGON, signer as never, key.body.credentials as ApiKeyCreds);
 });
 
 afterAll(async () => {
-  if (interceptor !== undefined) axios.interceptors.response.eject(interceptor);
+  stopChecking?.();
   await api?.stop();
 });
 

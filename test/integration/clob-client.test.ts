@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Chain, ClobClient, type ApiKeyCreds } from '@polymarket/clob-client';
-import axios, { type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
+import axios, { type InternalAxiosRequestConfig } from 'axios';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContractChecker } from '../support/contract.js';
+import { checkAxiosAnswers, rewardedMarketWithBook } from '../support/clob.js';
 import { TestService } from '../support/service.js';
 
 /**
@@ -33,53 +33,31 @@ let token: string;
 let client: ClobClient;
 const sent: Array<{ method: string; path: string; headers: Record<string, unknown>; data: unknown }> = [];
 const problems: string[] = [];
-const interceptors: { request?: number; response?: number } = {};
+let requestInterceptor: number | undefined;
+let stopChecking: (() => void) | undefined;
 let scoringOrder: string;
 let idleOrder: string;
 
 beforeAll(async () => {
   api = await TestService.start({ ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ORDER_HEARTBEAT_TIMEOUT_SECS: '3', ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS: '1' });
-  const admin = (await api.post('/api/auth/login', ADMIN)).body.token;
-  const created = async (path: string, body: object) => expect((await api.post(path, body, { token: admin })).status).toBe(201);
-  await created('/api/admin/series', { ticker: 'CLOB', title: 'CLOB client', category: 'economics', frequency: 'daily' });
-  await created('/api/admin/events', { event_ticker: 'CLOB-E', series_ticker: 'CLOB', title: 'CLOB client', strike_date: '2031-01-01T00:00:00Z' });
-  await created('/api/admin/markets', { ticker: 'CLOB-E-M1', event_ticker: 'CLOB-E', title: 'Rewarded', rewards_min_size: '5', rewards_max_spread: '0.03' });
-
   // Another account makes the book: a YES bid at 0.49 and a YES ask at 0.51 (midpoint 0.50).
-  const maker = (await api.register()).token;
-  for (const side of ['yes', 'no']) expect((await api.post('/api/portfolio/orders', { ticker: 'CLOB-E-M1', side, count: '10', price: '0.49' }, { token: maker })).status).toBe(201);
+  await rewardedMarketWithBook(api, ADMIN, 'CLOB');
   token = (await api.register()).token;
+  stopChecking = checkAxiosAnswers(api, problems);
 
-  const checker = new ContractChecker();
-  const check = (response: AxiosResponse | undefined) => {
-    if (!response || !String(response.config.url).startsWith(api.baseUrl)) return;
-    const url = new URL(String(response.config.url));
-    const contentType = String(response.headers['content-type'] ?? '');
-    problems.push(...checker.check({ method: String(response.config.method).toUpperCase(), path: url.pathname }, { status: response.status, contentType, body: response.data }));
-  };
-  interceptors.request = axios.interceptors.request.use((config: InternalAxiosRequestConfig) => {
+  requestInterceptor = axios.interceptors.request.use((config: InternalAxiosRequestConfig) => {
     if (String(config.url).startsWith(api.baseUrl)) {
       config.headers.set('Authorization', `Bearer ${token}`);
       sent.push({ method: String(config.method).toUpperCase(), path: new URL(String(config.url)).pathname, headers: { ...config.headers.toJSON() }, data: config.data });
     }
     return config;
   });
-  interceptors.response = axios.interceptors.response.use(
-    (response) => {
-      check(response);
-      return response;
-    },
-    (error: { response?: AxiosResponse }) => {
-      check(error.response);
-      return Promise.reject(error);
-    },
-  );
   client = new ClobClient(api.baseUrl, Chain.POLYGON, stubSigner as never, dummyCreds);
 });
 
 afterAll(async () => {
-  if (interceptors.request !== undefined) axios.interceptors.request.eject(interceptors.request);
-  if (interceptors.response !== undefined) axios.interceptors.response.eject(interceptors.response);
+  if (requestInterceptor !== undefined) axios.interceptors.request.eject(requestInterceptor);
+  stopChecking?.();
   await api.stop();
 });
 
