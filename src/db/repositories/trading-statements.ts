@@ -34,12 +34,17 @@ import type { BookRemovalRow, ChangedOrderRow, MarketFiguresRow, TradingMarketRo
  * - no sequential scans. A generic plan is kept for the connection's lifetime, and one made while a table
  *   was small (a new database) joins the statement's few rows to a scan of the whole table, which grows
  *   with every order placed (a 10,000-order table scanned by every placement batch was most of its time).
+ * - no hash or merge joins. Without values the planner takes a JSON list for 100 rows, and joins that many to
+ *   a table by reading all of it through an index (positions by market, balances, markets: a whole-index
+ *   read that grows with the table); nested loops look each row up by its key instead.
  * Every statement of a trading transaction reads and writes rows by key: an index does that whatever the
  * values and the table's size.
  */
 const TRADING_PLANS = [
   ['plan_cache_mode', 'force_generic_plan'],
   ['enable_seqscan', 'off'],
+  ['enable_hashjoin', 'off'],
+  ['enable_mergejoin', 'off'],
 ] as const;
 
 export async function useTradingPlans(tx: Queryable): Promise<void> {
