@@ -39,12 +39,19 @@ async function persistPlan(tradingPlans: boolean): Promise<PlanNode> {
 
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
-/** Reads of the tables that grow with trading that are not lookups by key: a whole table, or a whole index. */
+/**
+ * Reads of the tables that grow with trading that are not lookups by key: a whole table, or a whole index (an
+ * index scan without an index condition, or a bitmap of one, such as a partial index's every entry).
+ */
 function wholeReads(plan: PlanNode): string[] {
   const growing = new Set(['orders', 'positions', 'balances', 'markets']);
+  const whole = (node: PlanNode): boolean => {
+    if (node['Node Type'] === 'Seq Scan') return true;
+    if (node['Node Type'] === 'Bitmap Heap Scan') return nodesOf(node).some((n) => n['Node Type'] === 'Bitmap Index Scan' && n['Index Cond'] === undefined);
+    return /^Index( Only)? Scan$/.test(node['Node Type']) && node['Index Cond'] === undefined;
+  };
   return nodesOf(plan)
-    .filter((node) => node['Relation Name'] !== undefined && growing.has(node['Relation Name']))
-    .filter((node) => node['Node Type'] === 'Seq Scan' || (/Index( Only)? Scan/.test(node['Node Type']) && node['Index Cond'] === undefined))
+    .filter((node) => node['Relation Name'] !== undefined && growing.has(node['Relation Name']) && whole(node))
     .map((node) => `${node['Node Type']} on ${node['Relation Name']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}`);
 }
 
