@@ -134,6 +134,17 @@ export async function findOrdersOfAccount(db: Queryable, accountId: string, orde
     .select(orderColumns(db));
 }
 
+/** The markets of these orders of the account that are live, each once. */
+export async function findMarketsOfLiveOrders(db: Queryable, accountId: string, orderIds: readonly string[]): Promise<string[]> {
+  if (orderIds.length === 0) return [];
+  const rows: Array<{ market_id: string }> = await db('orders')
+    .where('account_id', accountId)
+    .whereRaw('id = any(?::uuid[])', [[...orderIds]])
+    .whereRaw(LIVE)
+    .distinct('market_id');
+  return rows.map((r) => String(r.market_id));
+}
+
 /** The account's live orders, of one market or of all. */
 export async function findLiveOrdersOfAccount(db: Queryable, accountId: string, marketId?: string): Promise<OrderRow[]> {
   const q = db('orders as o').join('markets as m', 'm.id', 'o.market_id').where('o.account_id', accountId).whereRaw(`o.${LIVE}`);

@@ -91,8 +91,7 @@ export async function cancelRows(
 async function cancelByIds(transactions: TradingTransactions, accountId: string, orderIds: readonly unknown[]): Promise<CancelResult[]> {
   const ids = orderIds.map((raw) => ({ raw: typeof raw === 'string' ? raw : String(raw), id: orderIdOf(raw) }));
   const wanted = [...new Set(ids.flatMap((i) => (i.id ? [i.id] : [])))];
-  const found = await repo.findOrdersOfAccount(transactions.db, accountId, wanted);
-  const marketIds = [...new Set(found.filter(isLive).map((o) => String(o.market_id)))];
+  const marketIds = await repo.findMarketsOfLiveOrders(transactions.db, accountId, wanted);
   return transactions.run(async (transaction) => {
     await transaction.usePlans();
     await repo.lockMarketsById(transaction.tx, marketIds);
