@@ -194,7 +194,8 @@ async function main(): Promise<void> {
   let started = performance.now();
   const code = await emitRequestValidators(doc);
   const operations: Record<string, DispatchEntry> = {};
-  for (const op of listOperations(doc)) operations[op.operationId] = { handler: op.handler, requiredRole: op.requiredRole, clampMaxima: op.clampMaxima };
+  // Every field of the generated table (roles, clamps, budgets, API key scopes), as the service's.
+  for (const op of listOperations(doc)) operations[op.operationId] = op;
   // Inside node_modules so that the emitted require("ajv/...") calls resolve as they do from src/generated.
   const validatorsFile = path.join(root, 'node_modules/.cache/dots-bench/request-validators.cjs');
   await mkdir(path.dirname(validatorsFile), { recursive: true });
