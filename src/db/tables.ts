@@ -3,11 +3,18 @@
  * and bigint columns as strings (never JavaScript numbers), timestamps as Dates. The catalogue's and the
  * accounts' tables are in rows.ts.
  *
- * Each table written in bulk also has its inserted columns here, one list beside its row type: the
- * repositories build their INSERT column lists from it and the New...Row types are picked from the row type
- * by it. A new column is added here (to the row type, and to the list when the service sets it on insert)
- * and nowhere else in src/db: the write statement and the reads take every column by name.
+ * Each table written in bulk also has its inserted columns here, with their PostgreSQL types, one list beside
+ * its row type: the repositories build their INSERT column lists and the write statement's parameters (an
+ * array per column, bound by name) from it, and the New...Row types are picked from the row type by it. A new
+ * column is added here (to the row type, and to the list when the service sets it on insert) and nowhere else
+ * in src/db: the write statement and the reads take every column by name.
  */
+
+/** The PostgreSQL type of a column the service writes in bulk. */
+export type SqlType = 'uuid' | 'bigint' | 'int' | 'numeric' | 'text' | 'boolean' | 'timestamptz';
+
+/** Some columns of a row type, each with its PostgreSQL type. */
+export type ColumnTypes<Row> = Partial<Record<keyof Row, SqlType>>;
 
 export type OrderSide = 'yes' | 'no';
 export type OrderActionColumn = 'buy' | 'sell';
@@ -45,12 +52,13 @@ export interface OrdersRow {
 /** The orders that rest in the book (a condition on `orders`). */
 export const LIVE = `status in ('OPEN', 'PARTIAL')`;
 
-export const ORDERS_INSERTED = [
-  'id', 'account_id', 'market_id', 'side', 'action', 'price', 'count', 'remaining', 'filled', 'cancelled', 'status', 'time_in_force',
-  'post_only', 'reduce_only', 'client_order_id', 'builder_code', 'expiration_ts', 'sequence', 'cancel_reason',
-] as const satisfies ReadonlyArray<keyof OrdersRow>;
+export const ORDERS_INSERTED = {
+  id: 'uuid', account_id: 'uuid', market_id: 'bigint', side: 'text', action: 'text', price: 'numeric', count: 'numeric', remaining: 'numeric',
+  filled: 'numeric', cancelled: 'numeric', status: 'text', time_in_force: 'text', post_only: 'boolean', reduce_only: 'boolean',
+  client_order_id: 'text', builder_code: 'text', expiration_ts: 'timestamptz', sequence: 'bigint', cancel_reason: 'text',
+} as const satisfies ColumnTypes<OrdersRow>;
 
-export type NewOrderRow = Pick<OrdersRow, (typeof ORDERS_INSERTED)[number]>;
+export type NewOrderRow = Pick<OrdersRow, keyof typeof ORDERS_INSERTED>;
 
 /** `trades`: one per match; kind says how the shares changed hands. */
 export interface TradesRow {
@@ -65,9 +73,11 @@ export interface TradesRow {
   created_at: Date;
 }
 
-export const TRADES_INSERTED = ['market_id', 'yes_price', 'count', 'taker_side', 'maker_order_id', 'taker_order_id', 'kind'] as const satisfies ReadonlyArray<keyof TradesRow>;
+export const TRADES_INSERTED = {
+  market_id: 'bigint', yes_price: 'numeric', count: 'numeric', taker_side: 'text', maker_order_id: 'uuid', taker_order_id: 'uuid', kind: 'text',
+} as const satisfies ColumnTypes<TradesRow>;
 
-export type NewTrade = Pick<TradesRow, (typeof TRADES_INSERTED)[number]>;
+export type NewTrade = Pick<TradesRow, keyof typeof TRADES_INSERTED>;
 
 /** `fills`: each trade's two sides, one per order. */
 export interface FillsRow {
@@ -84,9 +94,11 @@ export interface FillsRow {
   created_at: Date;
 }
 
-export const FILLS_INSERTED = ['trade_id', 'order_id', 'account_id', 'market_id', 'side', 'action', 'price', 'count', 'role'] as const satisfies ReadonlyArray<keyof FillsRow>;
+export const FILLS_INSERTED = {
+  trade_id: 'bigint', order_id: 'uuid', account_id: 'uuid', market_id: 'bigint', side: 'text', action: 'text', price: 'numeric', count: 'numeric', role: 'text',
+} as const satisfies ColumnTypes<FillsRow>;
 
-export type NewFill = Pick<FillsRow, (typeof FILLS_INSERTED)[number]>;
+export type NewFill = Pick<FillsRow, keyof typeof FILLS_INSERTED>;
 
 /** `positions`: an account's shares of one outcome of a market; `reserved` of them are offered by its live sell orders. */
 export interface PositionsRow {
@@ -100,7 +112,7 @@ export interface PositionsRow {
   updated_at: Date;
 }
 
-export const POSITIONS_INSERTED = ['account_id', 'market_id', 'side', 'shares', 'reserved'] as const satisfies ReadonlyArray<keyof PositionsRow>;
+export const POSITIONS_INSERTED = { account_id: 'uuid', market_id: 'bigint', side: 'text', shares: 'numeric', reserved: 'numeric' } as const satisfies ColumnTypes<PositionsRow>;
 
 /** `balances`: an account's cash; `reserved` of it backs its live buy orders. */
 export interface BalancesRow {
@@ -121,9 +133,11 @@ export interface LedgerEntriesRow {
   created_at: Date;
 }
 
-export const LEDGER_ENTRIES_INSERTED = ['user_id', 'amount', 'reserved_change', 'kind', 'reference', 'market_id'] as const satisfies ReadonlyArray<keyof LedgerEntriesRow>;
+export const LEDGER_ENTRIES_INSERTED = {
+  user_id: 'uuid', amount: 'numeric', reserved_change: 'numeric', kind: 'text', reference: 'text', market_id: 'bigint',
+} as const satisfies ColumnTypes<LedgerEntriesRow>;
 
-export type NewLedgerEntry = Pick<LedgerEntriesRow, (typeof LEDGER_ENTRIES_INSERTED)[number]>;
+export type NewLedgerEntry = Pick<LedgerEntriesRow, keyof typeof LEDGER_ENTRIES_INSERTED>;
 
 /** `settlements`: what a resolution paid an account for its shares of a market. */
 export interface SettlementsRow {
@@ -137,9 +151,11 @@ export interface SettlementsRow {
   created_at: Date;
 }
 
-export const SETTLEMENTS_INSERTED = ['account_id', 'market_id', 'result', 'yes_count', 'no_count', 'payout'] as const satisfies ReadonlyArray<keyof SettlementsRow>;
+export const SETTLEMENTS_INSERTED = {
+  account_id: 'uuid', market_id: 'bigint', result: 'text', yes_count: 'numeric', no_count: 'numeric', payout: 'numeric',
+} as const satisfies ColumnTypes<SettlementsRow>;
 
-export type NewSettlement = Pick<SettlementsRow, (typeof SETTLEMENTS_INSERTED)[number]>;
+export type NewSettlement = Pick<SettlementsRow, keyof typeof SETTLEMENTS_INSERTED>;
 
 /** `order_sessions`: a maker's heartbeat; when it lapses, the account's live orders are cancelled. */
 export interface OrderSessionsRow {
@@ -172,6 +188,8 @@ export interface FeedSequencesRow {
 }
 
 /** An INSERT's column list, each column prefixed by `alias.` or replaced by an expression of `as`. */
-export function columnList(columns: readonly string[], alias?: string, as: Readonly<Record<string, string>> = {}): string {
-  return columns.map((c) => as[c] ?? (alias ? `${alias}.${c}` : c)).join(', ');
+export function columnList(columns: Readonly<Record<string, SqlType>>, alias?: string, as: Readonly<Record<string, string>> = {}): string {
+  return Object.keys(columns)
+    .map((c) => as[c] ?? (alias ? `${alias}.${c}` : c))
+    .join(', ');
 }

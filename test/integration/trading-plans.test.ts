@@ -29,7 +29,8 @@ interface PlanNode {
 /** The generic plan of the write statement on these empty tables, with or without the trading plan settings. */
 async function persistPlan(tradingPlans: boolean): Promise<PlanNode> {
   let n = 0;
-  const text = PERSIST_CHANGES.replace(/\?/g, () => `$${++n}`);
+  // Its parameters are bound by name (`:name::type[]`): numbered here, as knex numbers them.
+  const text = PERSIST_CHANGES.replace(/:\w+(?=::)/g, () => `$${++n}`);
   return db.transaction(async (tx) => {
     if (tradingPlans) await useTradingPlans(tx);
     const result = await tx.raw<{ rows: Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }> }>(`explain (generic_plan, format json) ${text}`);

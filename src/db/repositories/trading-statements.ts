@@ -3,7 +3,6 @@ import {
   columnList,
   FILLS_INSERTED,
   LEDGER_ENTRIES_INSERTED,
-  LIVE,
   ORDERS_INSERTED,
   POSITIONS_INSERTED,
   TRADES_INSERTED,
@@ -12,6 +11,7 @@ import {
   type FillRole,
   type NewFill,
   type NewLedgerEntry,
+  type SqlType,
   type NewOrderRow,
   type NewTrade,
   type OrderSide,
@@ -154,21 +154,66 @@ export interface TradingWritten {
   figures: Map<string, MarketFiguresRow>;
 }
 
-/**
- * The items of a part of persistChanges' one parameter (a JSON object of named lists: `changes` below), a row
- * each: `e.item`, numbered `e.ord` in list order, for a lateral jsonb_to_record or jsonb_populate_record. Read
- * through an array, because a plan made without values takes an array for a few items (10) and a JSON set
- * function for a hundred: joined to that many, a table looks cheaper to read whole (every live order through
- * a partial index) than to look up by key, and the generic plan would keep reading it whole as it grows.
- */
-const itemsOf = (name: keyof PersistedChanges) => `unnest(array(select jsonb_array_elements(c.doc -> '${name}') from c)) with ordinality as e (item, ord)`;
+type Columns = Readonly<Record<string, SqlType>>;
 
-/** persistChanges' statement: one parameter, the JSON object `PersistedChanges`. */
+/**
+ * A list of records sent as one array parameter per column, bound by name (`:list_column`), and read back as
+ * rows `alias (column, ..., ord)`, `ord` numbering them in list order. Arrays rather than a JSON document: a
+ * plan made without values takes an array parameter for a few items (10) where it takes a JSON set function
+ * for a hundred, and joined to that many a table looks cheaper to read whole (every live order through a
+ * partial index) than to look up by key, which the generic plan would keep doing as the table grows. Arrays
+ * also cost PostgreSQL less to read than JSON.
+ */
+const unnestOf = (list: string, columns: Columns, alias: string) =>
+  `unnest(${Object.entries(columns)
+    .map(([column, type]) => `:${list}_${column}::${type}[]`)
+    .join(', ')}) with ordinality as ${alias} (${Object.keys(columns).join(', ')}, ord)`;
+
+/** The parameters of unnestOf(list, columns): one array per column, from these records (missing values null). */
+function arraysOf(list: string, columns: Columns, records: ReadonlyArray<Readonly<Record<string, unknown>>>): Record<string, unknown[]> {
+  const arrays: Record<string, unknown[]> = {};
+  for (const column of Object.keys(columns)) arrays[`${list}_${column}`] = records.map((record) => record[column] ?? null);
+  return arrays;
+}
+
+const { trade_id: _tradeId, ...FILL_COLUMNS } = FILLS_INSERTED;
+
+/** The lists persistChanges writes, each with its columns: those of the tables' lists, and what joins them. */
+const LISTS = {
+  orders: ORDERS_INSERTED,
+  maker_fills: { id: 'uuid', count: 'numeric' },
+  cancels: { id: 'uuid', reason: 'text' },
+  decreases: { id: 'uuid', remaining: 'numeric' },
+  trades: TRADES_INSERTED,
+  /** `trade`: the index of the fill's trade in `trades`. */
+  fills: { trade: 'int', ...FILL_COLUMNS },
+  /** Changes (added); a position that does not exist is inserted with them. */
+  positions: POSITIONS_INSERTED,
+  /** Changes (added). */
+  balances: { user_id: 'uuid', cash: 'numeric', reserved: 'numeric' },
+  /** `reference` null: the id of the fill of (trade, role), as text. */
+  ledger: { ...LEDGER_ENTRIES_INSERTED, trade: 'int', role: 'text' },
+  /** Changes of the markets' figures (added); the last prices are set when has_last. */
+  markets: { id: 'bigint', volume: 'numeric', liquidity: 'numeric', open_interest: 'numeric', has_last: 'boolean', last_yes_price: 'numeric', last_no_price: 'numeric' },
+} as const satisfies Record<string, Columns>;
+
+type List = keyof typeof LISTS;
+
+/** The rows of a list (unnestOf), as `v` unless named otherwise. */
+const rowsOf = (list: List, alias = 'v') => unnestOf(list, LISTS[list], alias);
+
+/**
+ * `o` is live, written as `remaining > 0` (the same, by the check constraint orders_live_has_remaining) rather
+ * than by status: no index of live orders (a partial index on status) matches it, so each order is looked up
+ * by its id whatever the statistics of the table when the plan was made.
+ */
+const LIVE_BY_REMAINING = 'o.remaining > 0';
+
+/** persistChanges' statement: the lists of LISTS, each bound as arrays (arraysOf). */
 export const PERSIST_CHANGES = `with
-     c as (select ?::jsonb as doc),
      ins as (
        insert into orders (${columnList(ORDERS_INSERTED)})
-       select ${columnList(ORDERS_INSERTED, 'r')} from ${itemsOf('orders')} cross join lateral jsonb_populate_record(null::orders, e.item) r
+       select ${columnList(ORDERS_INSERTED, 'r')} from ${rowsOf('orders', 'r')}
        returning orders.*
      ),
      filled as (
@@ -177,7 +222,7 @@ export const PERSIST_CHANGES = `with
          filled = o.filled + v.count,
          status = case when o.remaining - v.count = 0 then 'FILLED' else 'PARTIAL' end,
          updated_at = now()
-       from ${itemsOf('maker_fills')} cross join lateral jsonb_to_record(e.item) as v (id uuid, count numeric)
+       from ${rowsOf('maker_fills')}
        where o.id = v.id
        returning o.*
      ),
@@ -188,36 +233,36 @@ export const PERSIST_CHANGES = `with
          status = 'CANCELLED',
          cancel_reason = v.reason,
          updated_at = now()
-       from ${itemsOf('cancels')} cross join lateral jsonb_to_record(e.item) as v (id uuid, reason text)
+       from ${rowsOf('cancels')}
        join orders old on old.id = v.id
-       where o.id = v.id and o.${LIVE}
+       where o.id = v.id and ${LIVE_BY_REMAINING}
        returning o.*, old.remaining::text as removed
      ),
      decreased as (
        update orders o set cancelled = o.cancelled + (o.remaining - v.remaining), remaining = v.remaining, updated_at = now()
-       from ${itemsOf('decreases')} cross join lateral jsonb_to_record(e.item) as v (id uuid, remaining numeric)
+       from ${rowsOf('decreases')}
        join orders old on old.id = v.id
-       where o.id = v.id and o.${LIVE}
+       where o.id = v.id and ${LIVE_BY_REMAINING}
        returning o.*, (old.remaining - o.remaining)::text as removed
      ),
      t as (
        insert into trades (${columnList(TRADES_INSERTED)})
        select ${columnList(TRADES_INSERTED, 'v')}
-         from ${itemsOf('trades')} cross join lateral jsonb_populate_record(null::trades, e.item) as v
-        order by e.ord
+         from ${rowsOf('trades')}
+        order by v.ord
        returning trades.id
      ),
      tn as (select t.id, row_number() over (order by t.id) - 1 as ord from t),
      fi as (
        insert into fills (${columnList(FILLS_INSERTED)})
        select ${columnList(FILLS_INSERTED, 'v', { trade_id: 'tn.id' })}
-         from ${itemsOf('fills')} cross join lateral jsonb_populate_record(null::fills, e.item) as v
-         join tn on tn.ord = (e.item ->> 'trade')::int
-        order by e.ord
+         from ${rowsOf('fills')}
+         join tn on tn.ord = v.trade
+        order by v.ord
        returning fills.id, fills.trade_id, fills.role
      ),
      pv as (
-       select v.* from ${itemsOf('positions')} cross join lateral jsonb_to_record(e.item) as v (account_id uuid, market_id bigint, side text, shares numeric, reserved numeric)
+       select * from ${rowsOf('positions')}
      ),
      pu as (
        update positions p set shares = p.shares + v.shares, reserved = p.reserved + v.reserved, updated_at = now()
@@ -234,17 +279,17 @@ export const PERSIST_CHANGES = `with
      ),
      bal as (
        update balances b set cash = b.cash + v.cash, reserved = b.reserved + v.reserved
-         from ${itemsOf('balances')} cross join lateral jsonb_to_record(e.item) as v (user_id uuid, cash numeric, reserved numeric)
+         from ${rowsOf('balances')}
         where b.user_id = v.user_id
        returning 1
      ),
      led as (
        insert into ledger_entries (${columnList(LEDGER_ENTRIES_INSERTED)})
        select ${columnList(LEDGER_ENTRIES_INSERTED, 'v', { reference: 'coalesce(v.reference, fi.id::text)' })}
-         from ${itemsOf('ledger')} cross join lateral jsonb_populate_record(null::ledger_entries, e.item) as v
-         left join tn on tn.ord = (e.item ->> 'trade')::int
-         left join fi on fi.trade_id = tn.id and fi.role = e.item ->> 'role'
-        order by e.ord
+         from ${rowsOf('ledger')}
+         left join tn on tn.ord = v.trade
+         left join fi on fi.trade_id = tn.id and fi.role = v.role
+        order by v.ord
        returning 1
      ),
      ms as (
@@ -254,8 +299,7 @@ export const PERSIST_CHANGES = `with
          open_interest = m.open_interest + v.open_interest,
          last_yes_price = case when v.has_last then v.last_yes_price else m.last_yes_price end,
          last_no_price = case when v.has_last then v.last_no_price else m.last_no_price end
-       from ${itemsOf('markets')} cross join lateral jsonb_to_record(e.item)
-            as v (id bigint, volume numeric, liquidity numeric, open_interest numeric, has_last boolean, last_yes_price numeric, last_no_price numeric)
+       from ${rowsOf('markets')}
        where m.id = v.id
        returning m.id, m.volume, m.open_interest, m.last_yes_price
      )
@@ -270,25 +314,6 @@ export const PERSIST_CHANGES = `with
                                                               'last_yes_price', ms.last_yes_price::text)) from ms), '[]')
      )`;
 
-/** persistChanges' parameter: a list of named records per change, decimals as strings. */
-interface PersistedChanges {
-  orders: readonly NewOrderRow[];
-  maker_fills: ReadonlyArray<{ id: string; count: string }>;
-  cancels: ReadonlyArray<{ id: string; reason: string }>;
-  decreases: ReadonlyArray<{ id: string; remaining: string }>;
-  trades: readonly NewTrade[];
-  /** `trade`: the index of the fill's trade in `trades`. */
-  fills: ReadonlyArray<Omit<NewFill, 'trade_id'> & { trade: number }>;
-  /** Changes of positions (added; a position that does not exist is inserted with them). */
-  positions: ReadonlyArray<{ account_id: string; market_id: string; side: OrderSide; shares: string; reserved: string }>;
-  /** Changes of balances (added). */
-  balances: ReadonlyArray<{ user_id: string; cash: string; reserved: string }>;
-  /** `reference` null: the id of the fill of (trade index, role), as text. */
-  ledger: ReadonlyArray<NewLedgerEntry & { trade: number | null; role: FillRole | null }>;
-  /** Changes of the markets' figures (added); the last prices are set when has_last. */
-  markets: ReadonlyArray<{ id: string; volume: string; liquidity: string; open_interest: string; has_last: boolean; last_yes_price: string | null; last_no_price: string | null }>;
-}
-
 /** A row of persistChanges' result: an order changed, or (`written`) the ids and figures of the rest. */
 type PersistedRow = OrdersRow & {
   change: 'placed' | 'filled' | 'cancelled' | 'decreased' | 'written';
@@ -301,8 +326,8 @@ type PersistedRow = OrdersRow & {
 };
 
 /**
- * Writes everything a trading transaction changes in one statement (data-modifying CTEs), its one parameter
- * a JSON object of named records. Each CTE touches different rows (every CTE runs, read or not); foreign keys
+ * Writes everything a trading transaction changes in one statement (data-modifying CTEs), its lists of
+ * records bound as arrays, one per column (LISTS). Each CTE touches different rows (every CTE runs, read or not); foreign keys
  * are checked at the end of the statement. Positions: rows that exist are updated, the others inserted (not
  * INSERT ... ON CONFLICT: CHECK constraints are tested on the proposed row, delta included, before the
  * conflict is detected); positions of a market change only under its lock, so this cannot race. The changed
@@ -310,7 +335,7 @@ type PersistedRow = OrdersRow & {
  * statement: planned once per connection, not on every trading transaction.
  */
 export async function persistChanges(db: Queryable, w: TradingWrites): Promise<TradingWritten> {
-  const changes: PersistedChanges = {
+  const records: Record<List, ReadonlyArray<Readonly<Record<string, unknown>>>> = {
     orders: w.orders,
     maker_fills: w.makerFills,
     cancels: w.cancels,
@@ -320,7 +345,7 @@ export async function persistChanges(db: Queryable, w: TradingWrites): Promise<T
     positions: w.positions.map((p) => ({ account_id: p.accountId, market_id: p.marketId, side: p.side, shares: p.shares, reserved: p.reserved })),
     balances: w.balances.map((b) => ({ user_id: b.accountId, cash: b.cash, reserved: b.reserved })),
     ledger: w.ledger.map(({ reference, ...entry }) =>
-      typeof reference === 'string' ? { ...entry, reference, trade: null, role: null } : { ...entry, reference: null, trade: reference.trade, role: reference.role },
+      typeof reference === 'string' ? { ...entry, reference } : { ...entry, reference: null, trade: reference.trade, role: reference.role },
     ),
     markets: w.markets.map((m) => ({
       id: m.marketId,
@@ -328,11 +353,13 @@ export async function persistChanges(db: Queryable, w: TradingWrites): Promise<T
       liquidity: m.liquidity,
       open_interest: m.openInterest,
       has_last: m.lastYesPrice !== undefined,
-      last_yes_price: m.lastYesPrice ?? null,
-      last_no_price: m.lastNoPrice ?? null,
+      last_yes_price: m.lastYesPrice,
+      last_no_price: m.lastNoPrice,
     })),
   };
-  const result = await db.raw<{ rows: PersistedRow[] }>(PERSIST_CHANGES, [JSON.stringify(changes)]).options({ name: 'dots_trading_persist' });
+  const bindings: Record<string, unknown[]> = {};
+  for (const list of Object.keys(LISTS) as List[]) Object.assign(bindings, arraysOf(list, LISTS[list], records[list]));
+  const result = await db.raw<{ rows: PersistedRow[] }>(PERSIST_CHANGES, bindings).options({ name: 'dots_trading_persist' });
   const out: TradingWritten = { placed: [], filled: [], cancelled: [], decreased: [], tradeIds: [], fillIds: new Map(), figures: new Map() };
   for (const { change, removed, written, ...order } of result.rows) {
     if (change === 'placed') out.placed.push(order);
