@@ -66,10 +66,6 @@ export interface ServiceExtras {
 export function createServices(pools: Pools, config: Config, document: object, extras: ServiceExtras = {}): Services {
   const { db, publicSearchDb, catalogueSearchDb } = pools;
   const onError = extras.onBackgroundError;
-  const trading = new TradingService(db, {
-    ...(onError ? { onFeedNotifyError: (error: unknown) => onError(error, 'feed notification') } : {}),
-    activity: extras.tradingActivity,
-  });
   const accounts = new AccountService(
     db,
     {
@@ -87,6 +83,25 @@ export function createServices(pools: Pools, config: Config, document: object, e
     { windowSecs: config.apiKeys.windowSecs, secrets: extras.apiKeySecrets ?? 'order-book credentials are not configured on this service' },
     onError && ((error) => onError(error, 'API keys')),
   );
+  const feed = new FeedService(
+    db,
+    {
+      authenticate: (token) => accounts.authenticate(token),
+      onSessionChange: (listener) => accounts.onSessionChange(listener),
+      accountOfKey: (keyId) => apiKeys.accountOf(keyId),
+    },
+    onError,
+    {
+      ...extras.feed,
+      limits: { maxSubscriptions: config.abuse.realtime.maxSubscriptions, ...extras.feed?.limits },
+    },
+  );
+  const trading = new TradingService(db, {
+    ...(onError ? { onFeedNotifyError: (error: unknown) => onError(error, 'feed notification') } : {}),
+    // Committed records go to this process's subscribers at once; other processes read them when notified.
+    publishFeedRecords: (records) => feed.committed(records),
+    activity: extras.tradingActivity,
+  });
   return {
     accounts,
     apiKeys,
@@ -106,19 +121,7 @@ export function createServices(pools: Pools, config: Config, document: object, e
     compatTags: new CompatTagService(db),
     publicSearch: new PublicSearchService(publicSearchDb),
     document,
-    feed: new FeedService(
-      db,
-      {
-        authenticate: (token) => accounts.authenticate(token),
-        onSessionChange: (listener) => accounts.onSessionChange(listener),
-        accountOfKey: (keyId) => apiKeys.accountOf(keyId),
-      },
-      onError,
-      {
-        ...extras.feed,
-        limits: { maxSubscriptions: config.abuse.realtime.maxSubscriptions, ...extras.feed?.limits },
-      },
-    ),
+    feed,
     asyncapi: extras.asyncapi ?? {},
   };
 }

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Db, Queryable } from '../knex.js';
 import { LIVE, type BookSide, type FeedEventsRow } from '../tables.js';
 import { bookLevels, type MarketFiguresRow } from './trading.js';
@@ -36,25 +37,47 @@ export interface SqlClient {
   query<R extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
 }
 
+/** What appendFeedRecords wrote: the notification to send once committed, and the records as every process reads them. */
+export interface AppendedFeedRecords<Events> {
+  /** The notification items (`market_id:seq:accounts,...`), null when nothing was written. */
+  notification: string | null;
+  /** In the order of the entries. */
+  records: Array<FeedRecordRead<Events>>;
+}
+
+/** Timestamps as pg parses a timestamptz column (so that a record published from here equals the one read back). */
+const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
+
 /**
  * Writes one record per entry inside the caller's trading transaction (which holds the row locks of these
  * markets), by one call of feed_append_records (src/db/functions/feed_append_records.sql): each market's sequence is
  * incremented (several entries of one market are numbered in order) and the record stores the events as the
- * service built them. Returns the notification items (`market_id:seq:accounts,...`, null when nothing was
- * written) for the caller to send with a FeedNotifier once the transaction has committed: the transaction
- * does not NOTIFY itself, since one that does commits under a global lock (trading transactions would commit
- * one at a time). Kept small on purpose: it runs while the markets are locked.
+ * service built them. Returns the notification items for the caller to send with a FeedNotifier once the
+ * transaction has committed (the transaction does not NOTIFY itself, since one that does commits under a global
+ * lock: trading transactions would commit one at a time), and the records as written, for the caller to publish
+ * to its own subscribers once committed. Kept small on purpose: it runs while the markets are locked.
  */
-export async function appendFeedRecords(db: Queryable, entries: ReadonlyArray<{ marketId: string; events: unknown; accounts: readonly string[] | '*' }>): Promise<string | null> {
-  if (entries.length === 0) return null;
+export async function appendFeedRecords<Events>(
+  db: Queryable,
+  entries: ReadonlyArray<{ marketId: string; events: Events; accounts: readonly string[] | '*' }>,
+): Promise<AppendedFeedRecords<Events>> {
+  if (entries.length === 0) return { notification: null, records: [] };
+  const texts = entries.map((e) => JSON.stringify(e.events));
   const result = await db
-    .raw<{ rows: Array<{ payload: string | null }> }>('select feed_append_records(?::bigint[], ?::text[], ?::text[]) as payload', [
-      entries.map((e) => e.marketId),
-      entries.map((e) => JSON.stringify(e.events)),
-      entries.map((e) => (e.accounts === '*' ? '*' : e.accounts.join('|'))),
-    ])
+    .raw<{ rows: Array<{ written: { notification: string; written_at: string; tickers: string[] } | null }> }>(
+      'select feed_append_records(?::bigint[], ?::text[], ?::text[]) as written',
+      [entries.map((e) => e.marketId), texts, entries.map((e) => (e.accounts === '*' ? '*' : e.accounts.join('|')))],
+    )
     .options({ name: 'dots_feed_append_records' });
-  return result.rows[0]?.payload ?? null;
+  const written = result.rows[0]?.written;
+  if (!written) return { notification: null, records: [] };
+  const createdAt = parseTimestamptz(written.written_at);
+  const items = written.notification.split(',');
+  return {
+    notification: written.notification,
+    // The events as the table returns them: the JSON text stored, parsed.
+    records: entries.map((e, i) => ({ marketId: e.marketId, seq: Number(items[i]!.split(':')[1]), ticker: written.tickers[i]!, events: JSON.parse(texts[i]!) as Events, createdAt })),
+  };
 }
 
 /** Payloads above this length are split (PostgreSQL refuses payloads of 8000 bytes or more). */

@@ -15,7 +15,9 @@ import type { FeedRecord } from './types.js';
  * everything before it in its market is committed (notifications may arrive out of order: a seq beyond the
  * next one is read, with what precedes it). After the listener's connection was lost, `resync` compares every
  * market's sequence with what was published and reads what was missed. A record found missing (pruned
- * before it could be read) is reported to `gap` once, and the market goes on from there.
+ * before it could be read) is reported to `gap` once, and the market goes on from there. Records this process
+ * wrote itself come by `committed` once their transaction has committed, and are published without being
+ * read when nothing of their market comes before them.
  */
 
 export interface RelaySource {
@@ -99,6 +101,31 @@ export class FeedRelay {
         continue;
       }
       this.#dirty.add(marketId);
+    }
+    if (this.#dirty.size > 0) void this.drain();
+  }
+
+  /**
+   * Records this process wrote, once their transaction has committed, in commit order: each is published at
+   * once when it is its market's next one and nothing of the market is waiting to be read (the notification
+   * that follows finds it published); otherwise its market is read as for a notification.
+   */
+  committed(records: readonly FeedRecord[]): void {
+    // Before the first resync the positions are not known: the notification brings them.
+    if (!this.#started || this.#stopped) return;
+    for (const record of records) {
+      const last = this.#last.get(record.marketId) ?? 0;
+      if (record.seq <= last) continue;
+      if (record.seq !== last + 1 || this.#dirty.has(record.marketId) || this.#reading.has(record.marketId)) {
+        this.#dirty.add(record.marketId);
+        continue;
+      }
+      this.#last.set(record.marketId, record.seq);
+      try {
+        this.handlers.publish(record);
+      } catch (error) {
+        this.handlers.error(error);
+      }
     }
     if (this.#dirty.size > 0) void this.drain();
   }

@@ -7,6 +7,7 @@ import { PublishedRecord } from './messages.js';
 import { FeedRelay } from './relay.js';
 import { DEFAULT_LIMITS, FeedSession, type Connection, type FeedLimits } from './session.js';
 import { SnapshotBatcher } from './snapshots.js';
+import type { FeedRecord } from './types.js';
 
 /** A session change the database announced: one token, one API key, every session and key of an account, or any. */
 export type SessionChange = { kind: 'token'; tokenHash: string } | { kind: 'key'; keyId: string } | { kind: 'account'; accountId: string } | { kind: 'all' };
@@ -22,9 +23,9 @@ export interface FeedOptions {
 
 /**
  * The real-time feed of one process: trading transactions write outbox records (repo.appendFeedRecords,
- * called by TradingTransaction), which the process that committed them NOTIFYs (repo.FeedNotifier); every
- * process's listener reads them in order per market (FeedRelay) and fans them out to the subscriptions of its
- * connections (FeedHub). Old records are pruned here too (any process may prune; deleting twice is harmless).
+ * called by TradingTransaction), which the process that committed them NOTIFYs (repo.FeedNotifier) and
+ * hands to its own feed (`committed`); every process's listener reads the records it did not write in order
+ * per market (FeedRelay) and fans them out to the subscriptions of its connections (FeedHub). Old records are pruned here too (any process may prune; deleting twice is harmless).
  */
 export class FeedService {
   readonly hub: FeedHub;
@@ -103,6 +104,11 @@ export class FeedService {
     };
     this.#prune = setInterval(prune, this.#pruneIntervalMs);
     this.#prune.unref();
+  }
+
+  /** Feed records this process committed (TradingTransaction), for its own subscribers. */
+  committed(records: readonly FeedRecord[]): void {
+    this.#relay?.committed(records);
   }
 
   /** A new client connection (authenticated when `account` is given, with `token` or the API key `apiKeyId`). */

@@ -2,6 +2,7 @@ import { inTransaction, type Db, type Queryable } from '../../db/knex.js';
 import { appendFeedRecords, FeedNotifier } from '../../db/repositories/feed.js';
 import * as repo from '../../db/repositories/trading.js';
 import { outboxEntries, type BookRemoval, type OutboxEntry, type PlacedOrder } from '../feed/outbox.js';
+import type { FeedRecord } from '../feed/types.js';
 import type { CancelReason, Changeset } from './changes.js';
 import { microOf } from './input.js';
 import { formatLots, formatMicroDots, formatTicks, TICKS_PER_DOT } from './money.js';
@@ -29,9 +30,10 @@ export type InsertedOrder = Awaited<ReturnType<typeof repo.persistChanges>>['pla
 
 type MarketWrite = Parameters<typeof repo.persistChanges>[1]['markets'][number];
 
-/** Where a committed transaction's work goes on: the feed's notifier, the event rollups, the observer. */
+/** Where a committed transaction's work goes on: the feed's notifier and this process's feed, the event rollups, the observer. */
 interface AfterCommitTargets {
   readonly notifier: FeedNotifier;
+  readonly published: ((records: readonly FeedRecord[]) => void) | undefined;
   readonly rollups: EventRollups;
   readonly activity: TradingActivity | undefined;
 }
@@ -54,6 +56,7 @@ export class TradingTransaction {
   readonly #markets = new Set<string>();
   #tally: TradingTally | undefined;
   #notification: string | null = null;
+  #records: readonly FeedRecord[] = [];
   #plansSet = false;
 
   constructor(
@@ -159,16 +162,20 @@ export class TradingTransaction {
 
   /** The end of the transaction, inside it: the feed's outbox records, in one statement. */
   async close(): Promise<void> {
-    this.#notification = await appendFeedRecords(this.tx, this.#outbox);
+    const appended = await appendFeedRecords(this.tx, this.#outbox);
+    this.#notification = appended.notification;
+    this.#records = appended.records;
   }
 
   /**
-   * Once the transaction has committed: the feed's notification, the observer's tally (when anything was
-   * persisted), the event rollups of the markets whose figures changed.
+   * Once the transaction has committed: the feed's notification (for every process) and its records to this
+   * process's feed (which need not wait for the notification and read them back), the observer's tally (when
+   * anything was persisted), the event rollups of the markets whose figures changed.
    */
   afterCommit(): void {
-    const { notifier, rollups, activity } = this.targets;
+    const { notifier, published, rollups, activity } = this.targets;
     notifier.notify(this.#notification);
+    if (this.#records.length > 0) published?.(this.#records);
     if (this.#tally) activity?.committed(this.#tally);
     rollups.mark(this.#markets);
   }
@@ -196,6 +203,8 @@ export interface TradingTransactionOptions {
   activity?: TradingActivity;
   /** Where a failed feed notification (sent after a commit; the listeners catch up later) is reported. */
   onFeedNotifyError?: (error: unknown) => void;
+  /** Given the feed records of each committed transaction, in commit order (this process's feed: FeedService.committed). */
+  publishFeedRecords?: (records: readonly FeedRecord[]) => void;
 }
 
 /** Opens the trading transactions of one process, and holds what their after-commit work goes to. */
@@ -209,7 +218,7 @@ export class TradingTransactions {
     options: TradingTransactionOptions = {},
   ) {
     this.activity = options.activity;
-    this.#targets = { notifier: new FeedNotifier(db, options.onFeedNotifyError), rollups, activity: options.activity };
+    this.#targets = { notifier: new FeedNotifier(db, options.onFeedNotifyError), published: options.publishFeedRecords, rollups, activity: options.activity };
   }
 
   /**
