@@ -34,9 +34,10 @@ import type { BookRemovalRow, ChangedOrderRow, MarketFiguresRow, TradingMarketRo
  * - no sequential scans. A generic plan is kept for the connection's lifetime, and one made while a table
  *   was small (a new database) joins the statement's few rows to a scan of the whole table, which grows
  *   with every order placed (a 10,000-order table scanned by every placement batch was most of its time).
- * - no hash or merge joins. Without values the planner takes a JSON list for 100 rows, and joins that many to
- *   a table by reading all of it through an index (positions by market, balances, markets: a whole-index
- *   read that grows with the table); nested loops look each row up by its key instead.
+ * - no hash or merge joins. A plan that takes a list for many rows (a JSON list, such as placements_begin's
+ *   items, is taken for 100) joins that many to a table by reading all of it through an index (positions by
+ *   market, balances, markets: a whole-index read that grows with the table); nested loops look each row up
+ *   by its key instead.
  * Every statement of a trading transaction reads and writes rows by key: an index does that whatever the
  * values and the table's size.
  */
