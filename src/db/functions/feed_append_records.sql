@@ -6,7 +6,7 @@
 --   commit (src/db/repositories/feed.ts appendFeedRecords);
 -- - written_at, as text (parsed as pg parses a timestamptz column, so that a record the caller publishes itself is the record
 --   other processes read);
--- - tickers: each record's market ticker, in the order given.
+-- - seqs and tickers: each record's sequence number and market ticker, in the order given.
 -- A function rather than a statement sent each time: PL/pgSQL keeps its plan for the session.
 create or replace function feed_append_records(p_market_ids bigint[], p_events text[], p_accounts text[]) returns json
 language plpgsql as $$
@@ -38,6 +38,7 @@ begin
   select case when count(*) > 0 then json_build_object(
            'notification', string_agg(n.market_id::text || ':' || n.seq::text || ':' || n.accounts, ',' order by n.ord),
            'written_at', v_written_at::text,
+           'seqs', json_agg(n.seq order by n.ord),
            'tickers', json_agg(n.ticker order by n.ord)
          ) end
     into v_result

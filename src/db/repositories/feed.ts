@@ -64,7 +64,7 @@ export async function appendFeedRecords<Events>(
   if (entries.length === 0) return { notification: null, records: [] };
   const texts = entries.map((e) => JSON.stringify(e.events));
   const result = await db
-    .raw<{ rows: Array<{ written: { notification: string; written_at: string; tickers: string[] } | null }> }>(
+    .raw<{ rows: Array<{ written: { notification: string; written_at: string; seqs: number[]; tickers: string[] } | null }> }>(
       'select feed_append_records(?::bigint[], ?::text[], ?::text[]) as written',
       [entries.map((e) => e.marketId), texts, entries.map((e) => (e.accounts === '*' ? '*' : e.accounts.join('|')))],
     )
@@ -72,11 +72,10 @@ export async function appendFeedRecords<Events>(
   const written = result.rows[0]?.written;
   if (!written) return { notification: null, records: [] };
   const createdAt = parseTimestamptz(written.written_at);
-  const items = written.notification.split(',');
   return {
     notification: written.notification,
     // The events as the table returns them: the JSON text stored, parsed.
-    records: entries.map((e, i) => ({ marketId: e.marketId, seq: Number(items[i]!.split(':')[1]), ticker: written.tickers[i]!, events: JSON.parse(texts[i]!) as Events, createdAt })),
+    records: entries.map((e, i) => ({ marketId: e.marketId, seq: written.seqs[i]!, ticker: written.tickers[i]!, events: JSON.parse(texts[i]!) as Events, createdAt })),
   };
 }
 

@@ -25,7 +25,8 @@ export interface FeedOptions {
  * The real-time feed of one process: trading transactions write outbox records (repo.appendFeedRecords,
  * called by TradingTransaction), which the process that committed them NOTIFYs (repo.FeedNotifier) and
  * hands to its own feed (`committed`); every process's listener reads the records it did not write in order
- * per market (FeedRelay) and fans them out to the subscriptions of its connections (FeedHub). Old records are pruned here too (any process may prune; deleting twice is harmless).
+ * per market (FeedRelay) and fans them out to the subscriptions of its connections (FeedHub). Old records
+ * are pruned here too (any process may prune; deleting twice is harmless).
  */
 export class FeedService {
   readonly hub: FeedHub;
