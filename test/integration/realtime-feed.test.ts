@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { pruneFeedEvents } from '../../src/db/repositories/feed.js';
+import { pruneFeedEvents, readFeedEvents, type SqlClient } from '../../src/db/repositories/feed.js';
+import type { FeedRecord } from '../../src/domain/feed/types.js';
 import { ASYNCAPI_PATH, type RunningService } from '../../src/server.js';
 import type { ApiClient, ApiResponse } from '../support/service.js';
 import { applyBook, asyncapi, asyncapiDocument, FeedClient, Markets, seqGaps, startFeedService, wsUrl } from '../support/realtime.js';
@@ -459,6 +460,34 @@ describe('the listener connection', () => {
 });
 
 describe('the outbox', () => {
+  it("hands the committing process's feed its records as every process reads them back", async () => {
+    const feed = service.services.feed;
+    const handed: FeedRecord[] = [];
+    const committed = feed.committed.bind(feed);
+    feed.committed = (records) => {
+      handed.push(...records);
+      committed(records);
+    };
+    try {
+      const ticker = await markets.create();
+      const [maker, taker] = [await api.register(), await api.register()];
+      await place(maker.token, { ticker, side: 'yes', price: '0.40', count: '2' });
+      await place(taker.token, { ticker, side: 'no', price: '0.70', count: '1' });
+    } finally {
+      feed.committed = committed;
+    }
+    // Both placements (a resting order, then a trade), each one record of its own transaction.
+    expect(handed).toHaveLength(2);
+    const marketId = handed[0]!.marketId;
+    const connection = (await service.db.client.acquireConnection()) as SqlClient;
+    try {
+      const stored = await readFeedEvents(connection, [[marketId, 0]], 10);
+      expect(handed).toEqual(stored);
+    } finally {
+      await service.db.client.releaseConnection(connection);
+    }
+  });
+
   it('is pruned by age without disturbing the sequence of any market', async () => {
     const ticker = await markets.create();
     const trader = await api.register();
