@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { SearchIndex, type SearchKind, type SearchSource, trigramsOf, wordsOf } from './search-index.js';
+
+const source = (kind: SearchKind, id: string, text: string, extra: Partial<SearchSource> = {}): SearchSource => ({
+  kind,
+  id,
+  text,
+  exactLower: [],
+  exactUpper: [],
+  status: kind === 'event' || kind === 'market' ? 'ACTIVE' : null,
+  seriesId: null,
+  tagIds: [],
+  frequency: null,
+  ...extra,
+});
+
+const idsOf = (index: SearchIndex, text: string, kind: SearchKind, limit = 10) => index.best(index.query(text), kind, limit).map((c) => `${c.item.id}:${c.tier}`);
+
+describe('wordsOf', () => {
+  it('lower-cases and splits at every run of characters that are not letters or digits', () => {
+    expect(wordsOf('Fed rate #12')).toEqual(['fed', 'rate', '12']);
+    expect(wordsOf('  KXFED-12.5 (weekly)  ')).toEqual(['kxfed', '12', '5', 'weekly']);
+    expect(wordsOf('École — Zürich')).toEqual(['école', 'zürich']);
+    expect(wordsOf('%% --')).toEqual([]);
+  });
+
+  it('makes trigrams as pg_trgm does', () => {
+    expect(trigramsOf('rate').sort()).toEqual(['  r', ' ra', 'ate', 'rat', 'te '].sort());
+  });
+});
+
+describe('SearchIndex', () => {
+  const events = () =>
+    SearchIndex.of([
+      source('event', '1', 'fed rate 12 | kxfed 12 | fed rate 12 | fed rate | kxfed | fed rate', { exactLower: ['fed rate #12'], exactUpper: ['KXFED-12'] }),
+      source('event', '2', 'rate of the fed | kxfed 2', { status: 'CLOSED' }),
+      source('event', '3', 'rate of the fed | kxfed 3'),
+      source('event', '4', 'bitcoin price weekly | btc 4'),
+      source('event', '5', 'bitcoins held | btc 5 x'),
+      source('event', '6', 'unemployment rate | unemp 6'),
+    ]);
+
+  it('ranks the exact text first, then every word whole in order, then in any order', () => {
+    const index = events();
+    expect(idsOf(index, 'Fed rate #12', 'event')).toEqual(['1:0']);
+    // In order within one field: 1; any order: 3 (active) before 2 (closed), fewer words first.
+    expect(idsOf(index, 'fed rate', 'event')).toEqual(['1:1', '3:2', '2:2']);
+    expect(idsOf(index, 'rate fed', 'event')).toEqual(['3:1', '2:1', '1:2']);
+  });
+
+  it('matches prefixes only when whole words leave room, and typos after them', () => {
+    const index = events();
+    // "bitcoin" whole (4), "bitcoins" as a prefix (5); within a rank, by id when words and status are equal.
+    expect(idsOf(index, 'bitcoin', 'event')).toEqual(['4:1', '5:3']);
+    expect(idsOf(index, 'bitcoin', 'event', 1)).toEqual(['4:1']);
+    expect(idsOf(index, 'bitc', 'event')).toEqual(['4:3', '5:3']);
+    // One edit from "bitcoin"; two edits from a word of 7 letters or more.
+    expect(idsOf(index, 'bitcon', 'event')).toEqual(['4:4']);
+    expect(idsOf(index, 'unemploymnet', 'event')).toEqual(['6:4']);
+    // Short words are never corrected, and digits never; a word inside another is no prefix.
+    expect(idsOf(index, 'rte', 'event')).toEqual([]);
+    expect(idsOf(index, '13', 'event')).toEqual([]);
+    expect(idsOf(index, 'ed', 'event')).toEqual([]);
+    expect(idsOf(index, 'zqxjv', 'event')).toEqual([]);
+    expect(index.best(index.query('fed bitcoin'), 'event', 10)).toEqual([]);
+  });
+
+  it('filters, and counts up to a cap', () => {
+    const index = events();
+    const query = index.query('fed');
+    expect(index.count(query, 'event', 100)).toBe(3);
+    expect(index.count(query, 'event', 2)).toBe(2);
+    expect(index.count(query, 'event', 100, (e) => e.status === 'CLOSED')).toBe(1);
+    expect(index.best(query, 'event', 10, { filter: (e) => e.id !== '1' }).map((c) => c.item.id)).toEqual(['3', '2']);
+  });
+
+  it('takes changes: a replaced item is ranked by its new state, a removed one is gone with its words', () => {
+    const index = events();
+    expect(idsOf(index, 'bitc', 'event')).toEqual(['4:3', '5:3']);
+    index.put(source('event', '4', 'bitcoin price weekly | btc 4', { status: 'RESOLVED' })); // active first now
+    expect(idsOf(index, 'bitc', 'event')).toEqual(['5:3', '4:3']);
+    index.put(source('event', '7', 'ethereum merge | eth 7'));
+    expect(idsOf(index, 'ether', 'event')).toEqual(['7:3']);
+    index.remove('event', '5');
+    expect(idsOf(index, 'bitc', 'event')).toEqual(['4:3']);
+    expect(index.query('bitcoins').words[0]!.prefixes).toEqual([]);
+    expect(idsOf(index, 'bitcoins', 'event')).toEqual(['4:4']);
+    expect(index.size).toBe(6);
+  });
+
+  it('keeps kinds apart', () => {
+    const index = SearchIndex.of([source('tag', '1', 'bitcoin | bitcoin'), source('event', '1', 'bitcoin rally | btc 1')]);
+    expect(idsOf(index, 'bitcoin', 'tag')).toEqual(['1:1']);
+    expect(idsOf(index, 'rally', 'tag')).toEqual([]);
+  });
+});

@@ -1,0 +1,546 @@
+import { distance } from 'fastest-levenshtein';
+
+/**
+ * The word index both searches read (`/api/search`, `/public-search`): every searchable item of the catalogue
+ * as words, held in memory by each process and kept current by `LiveSearchIndex` (live-search-index.ts).
+ *
+ * Words. A text is lower-cased, and every run of characters that are not letters or digits (ASCII punctuation
+ * and symbols such as `#`, `-`, `.`, and the Unicode punctuation blocks) separates words. An item's text is
+ * its fields (series: title, ticker, slug; event: title, ticker, slug, then its series' fields; market: title,
+ * ticker, then its event's; tag: label, slug; profile: username, name), as the database keeps them in
+ * `search_text` (fields separated by ` | `).
+ *
+ * Matching. A query's first SEARCH_WORDS_MAX words must each match a word of the item: whole; as a prefix
+ * (a word of 2 or more characters: one of the first PREFIX_WORDS words of the index that start with it, in
+ * order); or, from TYPO_MIN_LENGTH characters and not all digits, as a typo: one of the TYPO_WORDS words of
+ * the index nearest it within 1 edit (2 from TYPO_TWO_EDITS_FROM characters), not starting with it and at
+ * most 2 characters longer or shorter.
+ *
+ * Rank (0 best): 0 the whole text equals the title, ticker, slug or username (case-insensitive); 1 every word
+ * whole, in the query's order within one field; 2 every word whole; 3 every word whole or as a prefix; 4 with
+ * typos. Within a rank, items with fewer distinct words first, then active before not, then (here) by id; the
+ * database orders the candidates by volume after these (see `withinFirst`).
+ *
+ * Cost. Each word's items are kept per kind in rank order (fewer words, active, id); a query reads the items
+ * of its rarest word (with its prefixes, its corrections) in that order, checks the other words, and stops
+ * when nothing further can rank better, or after SCAN_MAX items: a query never reads more than that many items
+ * per kind and step, however large the catalogue. The words a query accepts are marked on their entries
+ * before each evaluation (`mark`), so that checking an item reads its own words' marks only.
+ */
+
+export type SearchKind = 'series' | 'event' | 'market' | 'tag' | 'profile';
+
+/** An item as the database gives it (src/db/repositories/search-index.ts). */
+export interface SearchSource {
+  kind: SearchKind;
+  id: string;
+  /** Its searchable text: fields separated by ` | `. */
+  text: string;
+  /** Compared with the query's text lower-cased: titles (lower-cased), slugs, usernames. */
+  exactLower: string[];
+  /** Compared with the query's text upper-cased: tickers. */
+  exactUpper: string[];
+  /** Events and markets; null for the kinds without one. */
+  status: string | null;
+  /** Events: their series. */
+  seriesId: string | null;
+  /** Events: their tags' ids. */
+  tagIds: string[];
+  /** Series: their frequency, lower-cased. */
+  frequency: string | null;
+}
+
+export interface SearchItem {
+  kind: SearchKind;
+  id: string;
+  /** Its words in order, with FIELD_BREAK between fields. */
+  text: Array<WordEntry | typeof FIELD_BREAK>;
+  /** Its distinct words. */
+  words: WordEntry[];
+  /** Their ids (small integers, stored inline): what a query checks. */
+  wordIds: number[];
+  active: boolean;
+  /** Fewer distinct words first, then active: the order within a tier, before the id. */
+  order: number;
+  status: string | null;
+  seriesId: string | null;
+  tagIds: readonly string[];
+  frequency: string | null;
+  exactLower: string[];
+  exactUpper: string[];
+}
+
+/** Separates the fields of an item's text. */
+const FIELD_BREAK = null;
+const NO_TAGS: readonly string[] = [];
+
+/** One candidate: an item and its rank. */
+export interface SearchCandidate {
+  item: SearchItem;
+  tier: number;
+}
+
+export const SEARCH_WORDS_MAX = 10;
+export const PREFIX_WORDS = 20;
+export const TYPO_WORDS = 8;
+export const TYPO_MIN_LENGTH = 4;
+export const TYPO_TWO_EDITS_FROM = 7;
+/** Items read per kind and step of a query, at most. */
+export const SCAN_MAX = 20_000;
+
+const NOT_WORD = /[^0-9a-z\u00c0-\u1fff\u2c00-\u2dff\u3040-\ud7ff\uf900-\ufdff\ufe70-\ufeff\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\uff66-\uffdc\u{10000}-\u{10ffff}]+/gu;
+
+/** The words of a text, in order (repeats kept). */
+export function wordsOf(text: string): string[] {
+  const words = text.toLowerCase().replace(NOT_WORD, ' ').trim();
+  return words === '' ? [] : words.split(' ');
+}
+
+const lengthOf = (word: string) => {
+  let n = 0;
+  for (const _ of word) n++;
+  return n;
+};
+
+/** Trigrams as pg_trgm makes them: the word padded with two spaces before and one after. */
+export function trigramsOf(word: string): string[] {
+  const chars = Array.from(`  ${word} `);
+  const found = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i++) found.add(chars[i]! + chars[i + 1]! + chars[i + 2]!);
+  return [...found];
+}
+
+/** Rank order within a tier: fewer distinct words, active first, then id (shorter first: numeric order for integer ids). */
+export function compareItems(a: SearchItem, b: SearchItem): number {
+  return a.order - b.order || a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** Where `item` goes in `list` (kept in compareItems order), or where it is. */
+function positionOf(list: SearchItem[], item: SearchItem): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareItems(list[middle]!, item) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** A word of the index: the items holding it, and what the query being evaluated makes of it. */
+export interface WordEntry {
+  /** A small integer, reused once the word is gone: its place in the marks (SearchIndex.mark). */
+  id: number;
+  word: string;
+  /** Items holding the word, per kind, in compareItems order. */
+  byKind: Map<SearchKind, SearchItem[]>;
+  count: number;
+}
+
+/** How a query word may be matched: itself, the words it begins, its corrections (each found when first asked). */
+export class QueryWord {
+  private prefixList: string[] | undefined;
+  private typoList: string[] | undefined;
+
+  constructor(
+    readonly word: string,
+    private readonly index: SearchIndex,
+  ) {}
+
+  get prefixes(): readonly string[] {
+    return (this.prefixList ??= this.index.prefixesOf(this.word));
+  }
+
+  get typos(): readonly string[] {
+    return (this.typoList ??= this.index.typosOf(this.word));
+  }
+}
+
+/** Steps of a query, each wider than the one before. */
+const enum Step {
+  Whole = 0,
+  Prefix = 1,
+  Typo = 2,
+}
+
+/** Bits of a word's marks: query word i matched whole (bit i), as a prefix (bit 10 + i), as a typo (bit 20 + i). */
+const STEP_SHIFT = 10;
+
+export interface SearchQuery {
+  /** The query's words, as matched. */
+  words: QueryWord[];
+  lowerText: string;
+  upperText: string;
+}
+
+export class SearchIndex {
+  private readonly items = new Map<string, SearchItem>();
+  private readonly entries = new Map<string, WordEntry>();
+  /** Every word of the index, sorted (for prefixes): made at the first query, then kept. */
+  private sorted: string[] | undefined;
+  private readonly trigrams = new Map<string, Set<string>>();
+  /** Items by their exact keys: one item, or several. */
+  private readonly exactLower = new Map<string, SearchItem | SearchItem[]>();
+  private readonly exactUpper = new Map<string, SearchItem | SearchItem[]>();
+
+  /** An index of these items, built at once. */
+  static of(sources: Iterable<SearchSource>): SearchIndex {
+    const index = new SearchIndex();
+    for (const source of sources) index.add(index.itemOf(source), false);
+    for (const entry of index.entries.values()) for (const list of entry.byKind.values()) list.sort(compareItems);
+    return index;
+  }
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  get(kind: SearchKind, id: string): SearchItem | undefined {
+    return this.items.get(`${kind}:${id}`);
+  }
+
+  /** Adds an item, or replaces the one of its kind and id. */
+  put(source: SearchSource): void {
+    this.remove(source.kind, source.id);
+    this.add(this.itemOf(source), true);
+  }
+
+  remove(kind: SearchKind, id: string): void {
+    const item = this.items.get(`${kind}:${id}`);
+    if (!item) return;
+    this.items.delete(`${kind}:${id}`);
+    for (const entry of item.words) {
+      const word = entry.word;
+      const list = entry.byKind.get(kind)!;
+      list.splice(positionOf(list, item), 1);
+      if (list.length === 0) entry.byKind.delete(kind);
+      if (--entry.count === 0) {
+        this.entries.delete(word);
+        this.freeIds.push(entry.id);
+        if (this.sorted) this.sorted.splice(upperBound(this.sorted, word) - 1, 1);
+        for (const trigram of trigramsOf(word)) {
+          const words = this.trigrams.get(trigram)!;
+          words.delete(word);
+          if (words.size === 0) this.trigrams.delete(trigram);
+        }
+      }
+    }
+    for (const key of item.exactLower) unkey(this.exactLower, key, item);
+    for (const key of item.exactUpper) unkey(this.exactUpper, key, item);
+  }
+
+  private itemOf(source: SearchSource): SearchItem {
+    // The database's text is already words (lower-cased in its locale): lower-cased again here as queries are.
+    // One string per distinct word across the index, shared by every item holding it.
+    const text: SearchItem['text'] = [];
+    for (const token of source.text.split(' ')) {
+      if (token === '') continue;
+      if (token === '|') {
+        if (text.length > 0 && text.at(-1) !== FIELD_BREAK) text.push(FIELD_BREAK);
+        continue;
+      }
+      text.push(this.entryOf(token.toLowerCase()));
+    }
+    const words = [...new Set(text)].filter((entry) => entry !== FIELD_BREAK);
+    const wordIds = words.map((entry) => entry.id);
+    const active = source.status === null || source.status === 'ACTIVE';
+    return {
+      kind: source.kind,
+      id: source.id,
+      text,
+      words,
+      wordIds,
+      active,
+      order: words.length * 2 + (active ? 0 : 1),
+      status: source.status,
+      seriesId: source.seriesId,
+      tagIds: source.tagIds.length > 0 ? source.tagIds : NO_TAGS,
+      frequency: source.frequency === null ? null : source.frequency.toLowerCase(),
+      exactLower: source.exactLower.map((key) => key.toLowerCase()),
+      exactUpper: source.exactUpper,
+    };
+  }
+
+  /** The entry of a word, made (with its trigrams and its place among the sorted words) if it is new. */
+  private entryOf(word: string): WordEntry {
+    let entry = this.entries.get(word);
+    if (!entry) {
+      const id = this.freeIds.pop() ?? this.entries.size;
+      if (id >= this.stamps.length) {
+        const grown = (array: Int32Array) => {
+          const larger = new Int32Array(array.length * 2);
+          larger.set(array);
+          return larger;
+        };
+        this.stamps = grown(this.stamps);
+        this.bits = grown(this.bits);
+      }
+      this.stamps[id] = 0;
+      entry = { id, word, byKind: new Map(), count: 0 };
+      this.entries.set(word, entry);
+      if (this.sorted) this.sorted.splice(upperBound(this.sorted, word), 0, word);
+      for (const trigram of trigramsOf(word)) {
+        let words = this.trigrams.get(trigram);
+        if (!words) this.trigrams.set(trigram, (words = new Set()));
+        words.add(word);
+      }
+    }
+    return entry;
+  }
+
+  private add(item: SearchItem, keepOrder: boolean): void {
+    this.items.set(`${item.kind}:${item.id}`, item);
+    for (const entry of item.words) {
+      entry.count++;
+      let list = entry.byKind.get(item.kind);
+      if (!list) entry.byKind.set(item.kind, (list = []));
+      if (keepOrder) list.splice(positionOf(list, item), 0, item);
+      else list.push(item);
+    }
+    for (const key of item.exactLower) addKey(this.exactLower, key, item);
+    for (const key of item.exactUpper) addKey(this.exactUpper, key, item);
+  }
+
+  /** The query of a text: its words with their prefixes and corrections. */
+  query(text: string): SearchQuery {
+    const lowerText = text.toLowerCase();
+    const words = wordsOf(text)
+      .slice(0, SEARCH_WORDS_MAX)
+      .map((word) => new QueryWord(word, this));
+    return { words, lowerText, upperText: lowerText.toUpperCase() };
+  }
+
+  /** The first PREFIX_WORDS words of the index that begin with `word` (2 characters or more), in order. */
+  prefixesOf(word: string): string[] {
+    if (lengthOf(word) < 2) return [];
+    this.sorted ??= [...this.entries.keys()].sort();
+    const found: string[] = [];
+    for (let i = upperBound(this.sorted, word); i < this.sorted.length && found.length < PREFIX_WORDS; i++) {
+      const candidate = this.sorted[i]!;
+      if (!candidate.startsWith(word)) break;
+      found.push(candidate);
+    }
+    return found;
+  }
+
+  /** The TYPO_WORDS words nearest `word` within its edits (see the module comment), fewest edits first. */
+  typosOf(word: string): string[] {
+    const length = lengthOf(word);
+    if (length < TYPO_MIN_LENGTH || /^[0-9]+$/.test(word)) return [];
+    const edits = length >= TYPO_TWO_EDITS_FROM ? 2 : 1;
+    const own = trigramsOf(word);
+    // A word within `edits` edits shares all but 3 trigrams per edit.
+    const needed = Math.max(1, own.length - 3 * edits);
+    const shared = new Map<string, number>();
+    for (const trigram of own) for (const candidate of this.trigrams.get(trigram) ?? []) shared.set(candidate, (shared.get(candidate) ?? 0) + 1);
+    const found: Array<{ word: string; edits: number }> = [];
+    for (const [candidate, count] of shared) {
+      if (count < needed || candidate === word || candidate.startsWith(word) || Math.abs(lengthOf(candidate) - length) > 2) continue;
+      const d = distance(candidate, word);
+      if (d <= edits) found.push({ word: candidate, edits: d });
+    }
+    found.sort((a, b) => a.edits - b.edits || (a.word < b.word ? -1 : 1));
+    return found.slice(0, TYPO_WORDS).map((f) => f.word);
+  }
+
+  /** Items of `kind` whose whole text equals the query's (rank 0). */
+  private exactOf(query: SearchQuery, kind: SearchKind): SearchItem[] {
+    const found = new Set([...keyed(this.exactLower, query.lowerText), ...keyed(this.exactUpper, query.upperText)].filter((item) => item.kind === kind));
+    return [...found].sort(compareItems);
+  }
+
+  /** Ids of words gone, to reuse. */
+  private readonly freeIds: number[] = [];
+  /** Per word id: the evaluation that last marked it (`mark`), and how it matched that query's words. */
+  private stamps = new Int32Array(1024);
+  private bits = new Int32Array(1024);
+  private stamp = 0;
+
+  /** Marks the words that match the query's words, up to `step`, for the evaluation that follows (synchronous). */
+  private mark(query: SearchQuery, step: Step): number {
+    if (++this.stamp > 0x7fffffff) {
+      // Stamps are 32-bit: start again, forgetting every mark, rather than reuse one.
+      this.stamps.fill(0);
+      this.stamp = 1;
+    }
+    const stamp = this.stamp;
+    const set = (word: string, bit: number) => {
+      const entry = this.entries.get(word);
+      if (!entry) return;
+      if (this.stamps[entry.id] !== stamp) [this.stamps[entry.id], this.bits[entry.id]] = [stamp, 0];
+      this.bits[entry.id]! |= bit;
+    };
+    query.words.forEach((w, i) => {
+      set(w.word, 1 << i);
+      if (step >= Step.Prefix) for (const word of w.prefixes) set(word, 1 << (STEP_SHIFT + i));
+      if (step >= Step.Typo) for (const word of w.typos) set(word, 1 << (2 * STEP_SHIFT + i));
+    });
+    return stamp;
+  }
+
+  /** The widest step at which each query word matches the item, or -1 when one does not (words marked by `stamp`). */
+  private stepOf(item: SearchItem, query: SearchQuery, stamp: number): number {
+    const { stamps, bits: marks } = this;
+    let bits = 0;
+    for (const id of item.wordIds) if (stamps[id] === stamp) bits |= marks[id]!;
+    const all = (1 << query.words.length) - 1;
+    const mask = (1 << STEP_SHIFT) - 1;
+    const whole = bits & mask;
+    if (whole === all) return Step.Whole;
+    const prefix = whole | ((bits >>> STEP_SHIFT) & mask);
+    if (prefix === all) return Step.Prefix;
+    return (prefix | (bits >>> (2 * STEP_SHIFT))) === all ? Step.Typo : -1;
+  }
+
+  /** Whether the query's words occur whole, in order, within one field. */
+  private static inOrder(item: SearchItem, query: SearchQuery): boolean {
+    const wanted = query.words.length;
+    let next = 0;
+    for (const entry of item.text) {
+      if (entry === FIELD_BREAK) next = 0;
+      else if (next < wanted && entry.word === query.words[next]!.word && ++next === wanted) return true;
+    }
+    return false;
+  }
+
+  /** The words a query word accepts at a step. */
+  private static accepted(w: QueryWord, step: Step): readonly string[] {
+    return step === Step.Whole ? [w.word] : step === Step.Prefix ? [w.word, ...w.prefixes] : [w.word, ...w.prefixes, ...w.typos];
+  }
+
+  /**
+   * The items of `kind` holding a word the rarest query word accepts at `step`, each once, at most SCAN_MAX:
+   * in rank order within a tier (several lists merged), or, `unordered`, list after list.
+   */
+  private *scan(query: SearchQuery, kind: SearchKind, step: Step, unordered = false): Generator<SearchItem> {
+    let lists: SearchItem[][] | undefined;
+    let size = Infinity;
+    for (const w of query.words) {
+      const candidate = SearchIndex.accepted(w, step).flatMap((word) => {
+        const list = this.entries.get(word)?.byKind.get(kind);
+        return list ? [list] : [];
+      });
+      const total = candidate.reduce((sum, list) => sum + list.length, 0);
+      if (total < size) [lists, size] = [candidate, total];
+    }
+    if (!lists || size === 0) return;
+    if (lists.length === 1) {
+      const list = lists[0]!;
+      for (let i = 0; i < list.length && i < SCAN_MAX; i++) yield list[i]!;
+      return;
+    }
+    const seen = new Set<SearchItem>();
+    if (unordered) {
+      for (const list of lists) {
+        for (const item of list) {
+          if (seen.has(item)) continue;
+          if (seen.size >= SCAN_MAX) return;
+          seen.add(item);
+          yield item;
+        }
+      }
+      return;
+    }
+    const heads = lists.map(() => 0);
+    for (let read = 0; read < SCAN_MAX; ) {
+      let best = -1;
+      for (let l = 0; l < lists.length; l++) {
+        const head = lists[l]![heads[l]!];
+        if (head && (best < 0 || compareItems(head, lists[best]![heads[best]!]!) < 0)) best = l;
+      }
+      if (best < 0) return;
+      const item = lists[best]![heads[best]!++]!;
+      if (seen.has(item)) continue;
+      seen.add(item);
+      read++;
+      yield item;
+    }
+  }
+
+  /**
+   * The best items of `kind` passing `filter`, at most `limit`, in rank order (tier, then compareItems): exact
+   * matches, then those matching every word whole (in order first), then, when fewer than `widenBelow` (default
+   * `limit`) were found, those matching as prefixes, and when still fewer, with typos.
+   */
+  best(query: SearchQuery, kind: SearchKind, limit: number, options: { filter?: (item: SearchItem) => boolean; widenBelow?: number } = {}): SearchCandidate[] {
+    if (query.words.length === 0 || limit <= 0) return [];
+    const pass = options.filter ?? (() => true);
+    const exact = this.exactOf(query, kind).filter(pass);
+    const result: SearchCandidate[] = exact.slice(0, limit).map((item) => ({ item, tier: 0 }));
+    const taken = new Set(exact);
+    // Whole words: in order (rank 1) or not (2). Nothing after `limit` items of rank 1 can rank better.
+    const inOrder: SearchCandidate[] = [];
+    const anyOrder: SearchCandidate[] = [];
+    const room = () => limit - result.length;
+    let stamp = this.mark(query, Step.Whole);
+    for (const item of this.scan(query, kind, Step.Whole)) {
+      if (inOrder.length >= room()) break;
+      if (taken.has(item) || !pass(item) || this.stepOf(item, query, stamp) !== Step.Whole) continue;
+      if (SearchIndex.inOrder(item, query)) inOrder.push({ item, tier: 1 });
+      else if (anyOrder.length < room()) anyOrder.push({ item, tier: 2 });
+    }
+    result.push(...[...inOrder, ...anyOrder].slice(0, room()));
+    for (const step of [Step.Prefix, Step.Typo]) {
+      if (room() <= 0 || result.length >= (options.widenBelow ?? limit)) break;
+      stamp = this.mark(query, step);
+      for (const item of this.scan(query, kind, step)) {
+        if (room() <= 0) break;
+        if (!taken.has(item) && pass(item) && this.stepOf(item, query, stamp) === step) result.push({ item, tier: step === Step.Prefix ? 3 : 4 });
+      }
+    }
+    return result;
+  }
+
+  /** How many items of `kind` passing `filter` match the query at any step, counted up to `cap`. */
+  count(query: SearchQuery, kind: SearchKind, cap: number, filter: (item: SearchItem) => boolean = () => true): number {
+    if (query.words.length === 0) return 0;
+    let counted = 0;
+    const stamp = this.mark(query, Step.Typo);
+    for (const item of this.scan(query, kind, Step.Typo, true)) {
+      if (counted >= cap) break;
+      if (filter(item) && this.stepOf(item, query, stamp) >= 0) counted++;
+    }
+    return counted;
+  }
+}
+
+/**
+ * The candidates that can still be among the first `limit` once the database orders equal rank, words and
+ * activity by volume: those ranked at least as well as the `limit`-th by the index.
+ */
+export function withinFirst<T extends SearchCandidate>(candidates: readonly T[], limit: number): T[] {
+  if (candidates.length <= limit) return [...candidates];
+  const key = (candidate: T) => candidate.tier * 1_000_000 + candidate.item.order;
+  const last = candidates.map(key).sort((a, b) => a - b)[limit - 1]!;
+  return candidates.filter((candidate) => key(candidate) <= last);
+}
+
+/** The index of the first word after `word` in `sorted`. */
+function upperBound(sorted: string[], word: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! <= word) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function keyed(map: Map<string, SearchItem | SearchItem[]>, key: string): SearchItem[] {
+  const found = map.get(key);
+  return found === undefined ? [] : Array.isArray(found) ? found : [found];
+}
+
+function addKey(map: Map<string, SearchItem | SearchItem[]>, key: string, item: SearchItem): void {
+  const found = map.get(key);
+  if (found === undefined) map.set(key, item);
+  else if (Array.isArray(found)) found.push(item);
+  else map.set(key, [found, item]);
+}
+
+function unkey(map: Map<string, SearchItem | SearchItem[]>, key: string, item: SearchItem): void {
+  const rest = keyed(map, key).filter((other) => other !== item);
+  if (rest.length === 0) map.delete(key);
+  else map.set(key, rest.length === 1 ? rest[0]! : rest);
+}
