@@ -13,9 +13,12 @@ import knexFactory from 'knex';
 import Koa from 'koa';
 import pg from 'pg';
 import { SEARCH_POOL_MAX, poolSettings } from '../src/db/pools.js';
-import { searchStatement } from '../src/db/repositories/public-search.js';
-import { CANDIDATES_PER_RESULT } from '../src/db/repositories/word-search.js';
+import { PUBLIC_SEARCH_SQL } from '../src/db/repositories/public-search.js';
 import { SEARCH_SQL } from '../src/db/repositories/search.js';
+import type { LiveSearchIndex } from '../src/domain/catalogue/live-search-index.js';
+import { COUNT_CAP } from '../src/domain/catalogue/public-search.js';
+import { CANDIDATES_PER_RESULT, listOf, searchCandidates } from '../src/domain/catalogue/search.js';
+import { withinFirst } from '../src/domain/catalogue/search-index.js';
 
 /** Same pool size as the service's (src/db/knex.ts, createDb). */
 export const POOL_MAX = 10;
@@ -69,10 +72,11 @@ export const SQL_NATIVE_EVENTS = `
    limit $1`;
 
 /**
- * The searches (`/api/search`, `/public-search` without filters): the service's own statement (word-search.ts
- * builds it, and no shorter hand-written statement reads what it reads), as a named statement planned once
- * per connection without its values, as the service's search pools run it: the baseline measures what the
- * service adds around the database's work.
+ * The searches (`/api/search`, `/public-search` without filters): the service's word index (src/domain/
+ * catalogue/live-search-index.ts: one per process, brought up to date before each search), the service's
+ * choice of candidates, and the service's own statements reading them (no shorter hand-written statement
+ * reads what they read), named and planned once per connection without their values, as the service's search
+ * pools run them: the baseline measures what the service adds around the index's and the database's work.
  */
 const knexPg = knexFactory({ client: 'pg' });
 
@@ -98,7 +102,7 @@ export interface Baseline {
 }
 
 /** The baseline app: one route per measured request; answers 404 to anything else. */
-export function createBaseline(databaseUrl: string): Baseline {
+export function createBaseline(databaseUrl: string, index: LiveSearchIndex): Baseline {
   // The session settings of every service connection (src/db/knex.ts); the searches', those of their pools
   // (generic plans, sequential scans off: src/db/pools.ts), each with as many connections as the service's.
   const serviceSettings = '-c max_parallel_workers_per_gather=0';
@@ -107,7 +111,11 @@ export function createBaseline(databaseUrl: string): Baseline {
     Object.entries(poolSettings(name)).map(([setting, value]) => `-c ${setting}=${value}`).join(' ');
   const search = new pg.Pool({ connectionString: databaseUrl, max: SEARCH_POOL_MAX, options: searchOptions('catalogueSearchDb') });
   const publicSearch = new pg.Pool({ connectionString: databaseUrl, max: SEARCH_POOL_MAX, options: searchOptions('publicSearchDb') });
-  const nativeSearch = positional(SEARCH_SQL, { q_text: '', q_limit: 0, q_candidates: 0 });
+
+  const bindingsOf = (lists: Record<string, { ids: string[]; tiers: number[]; words: number[] }>, limit: number) => ({
+    limit,
+    ...Object.fromEntries(Object.entries(lists).flatMap(([name, list]) => [[`${name}_ids`, list.ids], [`${name}_tiers`, list.tiers], [`${name}_words`, list.words]])),
+  });
   const limitOf = (value: unknown, fallback: number, max: number) => Math.min(Number(value ?? fallback) || fallback, max);
 
   const routes: Record<string, (ctx: Koa.Context) => Promise<unknown>> = {
@@ -136,17 +144,26 @@ export function createBaseline(databaseUrl: string): Baseline {
     '/api/search': async (ctx) => {
       const text = String(ctx.query.q ?? '').trim();
       const limit = limitOf(ctx.query.limit, 12, 30);
-      // The same bindings in the same places as the service's (every placeholder of one name gets one value).
-      const values = positional(SEARCH_SQL, { q_text: text, q_limit: limit, q_candidates: CANDIDATES_PER_RESULT * limit }).values;
-      return { query: text, results: (await search.query({ name: 'baseline_search', text: nativeSearch.text, values })).rows };
+      const words = await index.current();
+      const candidates = searchCandidates(words, words.query(text), limit);
+      if (Object.values(candidates).every((list) => list.ids.length === 0)) return { query: text, results: [] };
+      const { text: sql, values } = positional(SEARCH_SQL, bindingsOf(candidates, limit));
+      return { query: text, results: (await search.query({ name: 'baseline_search', text: sql, values })).rows };
     },
     '/public-search': async (ctx) => {
       const text = String(ctx.query.q ?? '').trim();
       const limit = limitOf(ctx.query.limit_per_type, 10, 50);
-      const statement = searchStatement({ text, limit, events: { activeOnly: false, requiredTagGroups: [], excludedTagIds: [] }, tags: { excludedTagIds: [] }, profiles: true });
-      const { text: sql, values } = positional(statement.sql, statement.bindings);
-      const { rows } = await publicSearch.query({ name: 'baseline_public_search', text: sql, values });
-      const { total, events, tags, profiles } = rows[0];
+      const words = await index.current();
+      const query = words.query(text);
+      const candidates = CANDIDATES_PER_RESULT * limit;
+      const best = (kind: 'event' | 'tag' | 'profile') => listOf(withinFirst(words.best(query, kind, candidates, { widenBelow: limit }), limit));
+      const lists = { events: best('event'), tags: best('tag'), profiles: best('profile') };
+      const read = async () => {
+        const { text: sql, values } = positional(PUBLIC_SEARCH_SQL, bindingsOf(lists, limit));
+        return (await publicSearch.query({ name: 'baseline_public_search', text: sql, values })).rows[0];
+      };
+      const { events, tags, profiles } = Object.values(lists).some((list) => list.ids.length > 0) ? await read() : { events: [], tags: [], profiles: [] };
+      const total = words.count(query, 'event', COUNT_CAP);
       return { events, tags, profiles, pagination: { hasMore: total > events.length, totalResults: total } };
     },
   };

@@ -427,7 +427,7 @@ async function main(): Promise<void> {
     });
     const ceiling = await listen(ceilingApp);
     cleanups.push(() => close(ceiling.server));
-    const baselineApp: Baseline = createBaseline(database.url);
+    const baselineApp: Baseline = createBaseline(database.url, service.services.searchIndex);
     cleanups.push(() => baselineApp.close());
     const baseline = await listen(baselineApp.app);
     cleanups.push(() => close(baseline.server));
@@ -443,7 +443,8 @@ async function main(): Promise<void> {
         [`%${WORD.toLowerCase()}%`],
       )
     ).rows[0];
-    const typoPrefixes = (await facts.query(`select count(*)::int as n from search_dictionary where starts_with(word, $1)`, [TYPO])).rows[0].n;
+    // Whether a word of some item's searchable text begins with the typo (fields and words separated by spaces).
+    const typoPrefixes = (await facts.query(`select count(*)::int as n from (select 1 from events where (' ' || search_text) like $1 union all select 1 from markets where (' ' || search_text) like $1 limit 1) x`, [`% ${TYPO}%`])).rows[0].n;
     await facts.end();
     if (counts.with_word === 0) throw new Error(`no event title contains '${WORD}': choose another --q`);
     if (typoPrefixes > 0) throw new Error(`'${TYPO}' begins a word of the catalogue, so it is no typo: choose another --typo`);

@@ -151,6 +151,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
     // Orders past their expiration_ts are cancelled within about a second (placements in their market
     // also cancel them on the spot).
     const expirySweep = startExpirySweep(services.trading, EXPIRY_SWEEP_INTERVAL_MS, (error) => logger.error({ err: error }, 'order expiry sweep failed'));
+    // The search index: kept current between searches too, and old changes pruned.
+    services.searchIndex.start();
     // Event rollups (volume, liquidity, open interest) of the markets this process changed, coalesced per event.
     const rollupRefresh = startExpirySweep(
       { expireOrders: () => services.trading.flushRollups() },
@@ -196,6 +198,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         await services.trading.flushRollups().catch((error: unknown) => logger.error({ err: error }, 'event rollup refresh failed'));
         await services.trading.flushFeedNotifications();
         await services.feed.stop();
+        await services.searchIndex.stop();
         services.apiKeys.stop();
         await services.accounts.stop();
         await destroyPools(pools);

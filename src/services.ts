@@ -12,6 +12,7 @@ import { FeedService, type FeedOptions } from './domain/feed/service.js';
 import { OrderSessionService } from './domain/sessions/service.js';
 import { CatalogueEventService } from './domain/catalogue/events.js';
 import { CatalogueMarketService } from './domain/catalogue/markets.js';
+import { LiveSearchIndex } from './domain/catalogue/live-search-index.js';
 import { CatalogueSearchService } from './domain/catalogue/search.js';
 import { CatalogueSeriesService } from './domain/catalogue/series.js';
 import { CatalogueTagService } from './domain/catalogue/tags.js';
@@ -37,6 +38,8 @@ export interface Services {
   catalogueSeries: CatalogueSeriesService;
   catalogueTags: CatalogueTagService;
   catalogueMarkets: CatalogueMarketService;
+  /** The word index both searches read, kept current with the database. */
+  searchIndex: LiveSearchIndex;
   catalogueSearch: CatalogueSearchService;
   compatEvents: CompatEventService;
   eventCreators: EventCreatorService;
@@ -102,6 +105,8 @@ export function createServices(pools: Pools, config: Config, document: object, e
     publishFeedRecords: (records) => feed.committed(records),
     activity: extras.tradingActivity,
   });
+  // One per process, read by both searches; read whole from the main pool, not the searches' own.
+  const searchIndex = new LiveSearchIndex(db, onError && ((error) => onError(error, 'search index')));
   return {
     accounts,
     apiKeys,
@@ -114,12 +119,13 @@ export function createServices(pools: Pools, config: Config, document: object, e
     catalogueSeries: new CatalogueSeriesService(db),
     catalogueTags: new CatalogueTagService(db),
     catalogueMarkets: new CatalogueMarketService(db),
-    catalogueSearch: new CatalogueSearchService(catalogueSearchDb),
+    searchIndex,
+    catalogueSearch: new CatalogueSearchService(catalogueSearchDb, searchIndex),
     compatEvents: new CompatEventService(pools),
     eventCreators: new EventCreatorService(db),
     compatSeries: new CompatSeriesService(db),
     compatTags: new CompatTagService(db),
-    publicSearch: new PublicSearchService(publicSearchDb),
+    publicSearch: new PublicSearchService(publicSearchDb, searchIndex),
     document,
     feed,
     asyncapi: extras.asyncapi ?? {},

@@ -53,9 +53,10 @@ export const MAX_FRAME = 1024 * 1024;
 const MAX_HEADER = 64 * 1024 * 1024;
 /**
  * Tables of the migrations' bookkeeping (knex's, and the SQL functions' checksums): the migrations make them,
- * and a restore fills them by migrating.
+ * and a restore fills them by migrating. Also the search's change log: its transaction ids mean nothing in
+ * another cluster, and each process reads the catalogue whole when it starts.
  */
-const BOOKKEEPING_TABLE = /^(knex_migrations|db_functions$)/;
+const BOOKKEEPING_TABLE = /^(knex_migrations|db_functions$|search_changes$)/;
 /**
  * The same text for every value on both sides, whatever the server's defaults: ISO dates with their offset,
  * floats that read back exactly, UTF-8.

@@ -4,10 +4,10 @@ import { createDb, sessionSettings, type Db, type PoolOptions } from './knex.js'
 /**
  * Connections of each search (`/public-search`, `/api/search`), apart from the main pool: their statements
  * run on generic plans (planned once per connection; src/db/repositories/public-search.ts, search.ts), a
- * setting the other statements must not get, and sequential scans off. Each search
- * is a few milliseconds of PostgreSQL CPU, so only a few run at once; the rest wait their turn here instead
- * of time-slicing the database's cores, and a burst of searches (a public, unauthenticated read) never takes
- * the connections trading needs.
+ * setting the other statements must not get, and sequential scans off. Each search reads its candidates by
+ * id (the word index is in memory: src/domain/catalogue/search-index.ts), so a few connections serve many
+ * searches; the rest wait their turn here, and a burst of searches (a public, unauthenticated read) never
+ * takes the connections trading needs.
  */
 export const SEARCH_POOL_MAX = 4;
 /** Connections of the main pool, and of the named statements'. */

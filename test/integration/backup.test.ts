@@ -37,12 +37,15 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
   }
 }
 
-/** Every row of every table of the public schema (as text, sorted), applied migrations, sequence positions. */
+/**
+ * Every row of every table of the public schema (as text, sorted), applied migrations, sequence positions; but
+ * the search's change log, whose transaction ids belong to their cluster (a backup leaves it out).
+ */
 function contents(url: string): Promise<Record<string, string[]>> {
   return withClient(url, async (client) => {
     const tables = (
       await client.query<{ name: string }>(`select table_name::text as name from information_schema.tables
-        where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`)
+        where table_schema = 'public' and table_type = 'BASE TABLE' and table_name <> 'search_changes' order by 1`)
     ).rows.map((r) => r.name);
     const out: Record<string, string[]> = {};
     for (const table of tables) {

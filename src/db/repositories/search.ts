@@ -1,18 +1,16 @@
-import type { Db } from '../knex.js';
-import { CANDIDATES_PER_RESULT, candidateCtes, EVENTS, MARKETS, PROFILES, QUERY_CTES, SERIES, TAGS, type SearchKind as Kind } from './word-search.js';
+import type { Queryable } from '../knex.js';
 
 /**
- * The native search (`/api/search`): one ranked list across series, events, markets, tags and trader
- * profiles, matched and ranked word by word (word-search.ts), each kind cut at the page size before the
- * kinds are merged; one statement.
+ * The native search's read (`/api/search`): the candidates the word index chose (src/domain/catalogue/
+ * search-index.ts), each with its rank and its number of words, read by id and ordered as one list: rank,
+ * fewer words, active first, higher volume, then kind (series, event, market, tag, profile) and id. Status
+ * and volume are read here, as they are now.
  *
- * It runs on the native search's connections (src/db/pools.ts) as a named statement, planned once per
- * connection without its values (each step is a lookup of an index whatever the text, and planning it costs
- * more than running it), with sequential scans off (a generic plan made while the catalogue was small would
- * otherwise keep scanning every row as it grows).
+ * One named statement, planned once per connection without its values (each candidate is a lookup of its
+ * primary key).
  */
 
-export type SearchKind = 'market' | 'event' | 'series' | 'tag' | 'profile';
+export type SearchKind = 'series' | 'event' | 'market' | 'tag' | 'profile';
 
 export interface SearchRow {
   kind: SearchKind;
@@ -22,30 +20,71 @@ export interface SearchRow {
   subtitle: string;
 }
 
-/** Each kind in kind order (the last tie-breaker), with its columns: ticker, title, subtitle. */
-const KINDS: ReadonlyArray<{ name: SearchKind; kind: Kind; columns: string }> = [
+/** Candidates of one kind, in three lists of the same length. */
+export interface KindCandidates {
+  ids: string[];
+  tiers: number[];
+  words: number[];
+}
+
+/** Each kind in kind order (the last tie-breaker): its table, id type, and columns ticker, title, subtitle. */
+const KINDS: ReadonlyArray<{ kind: SearchKind; table: string; idType: string; active: string; volume: string; columns: string; where?: string }> = [
   {
-    name: 'series',
-    kind: SERIES,
+    kind: 'series',
+    table: 'series s',
+    idType: 'bigint',
+    active: 'true',
+    volume: '0',
     columns: `s.ticker, s.title, (select c.name from categories c where c.id = s.category_id) || ' · ' || s.frequency as subtitle`,
   },
-  { name: 'event', kind: EVENTS, columns: `e.ticker, e.title, (select x.title from series x where x.id = e.series_id) as subtitle` },
-  { name: 'market', kind: MARKETS, columns: `m.ticker, m.title, (select x.title from events x where x.id = m.event_id) as subtitle` },
-  { name: 'tag', kind: TAGS, columns: `t.slug as ticker, t.label as title, 'Tag' as subtitle` },
-  { name: 'profile', kind: PROFILES, columns: `u.username as ticker, coalesce(nullif(u.name, ''), u.username) as title, '@' || u.username as subtitle` },
+  {
+    kind: 'event',
+    table: 'events s',
+    idType: 'bigint',
+    active: `s.status = 'ACTIVE'`,
+    volume: 's.volume',
+    columns: `s.ticker, s.title, (select x.title from series x where x.id = s.series_id) as subtitle`,
+  },
+  {
+    kind: 'market',
+    table: 'markets s',
+    idType: 'bigint',
+    active: `s.status = 'ACTIVE'`,
+    volume: 's.volume',
+    columns: `s.ticker, s.title, (select x.title from events x where x.id = s.event_id) as subtitle`,
+  },
+  { kind: 'tag', table: 'tags s', idType: 'bigint', active: 'true', volume: '0', columns: `s.slug as ticker, s.label as title, 'Tag' as subtitle` },
+  {
+    kind: 'profile',
+    table: 'users s',
+    idType: 'uuid',
+    active: 'true',
+    volume: '0',
+    columns: `s.username as ticker, coalesce(nullif(s.name, ''), s.username) as title, '@' || s.username as subtitle`,
+    where: ` where s.username <> ''`,
+  },
 ];
 
 export const SEARCH_SQL = `
-  with ${QUERY_CTES},
-  ${candidateCtes(KINDS, true).join(',\n  ')}
-  select kind, id_text as id, ticker, title, subtitle from (
-    ${KINDS.map(({ name, kind }, i) => `select '${name}' as kind, ${i} as kind_rank, id::text as id_text, ticker, title, subtitle, tier, words, active, volume from ${kind.name}_ranked`).join('\n    union all ')}
+  select kind, id, ticker, title, subtitle from (
+    ${KINDS.map(
+      ({ kind, table, idType, active, volume, columns, where }, i) => `
+    select '${kind}' as kind, ${i} as kind_rank, s.id::text as id, c.tier, c.words, ${active} as active, ${volume}::numeric as volume, ${columns}
+      from unnest(:${kind}_ids::${idType}[], :${kind}_tiers::int[], :${kind}_words::int[]) c (id, tier, words)
+      cross join lateral (select * from ${table} where s.id = c.id offset 0) s${where ?? ''}`,
+    ).join('\n    union all')}
   ) r
-  order by tier, words, active desc, volume desc, kind_rank, length(id_text), id_text
-  limit :q_limit`;
+  order by tier, words, active desc, volume desc, kind_rank, length(id), id
+  limit :limit`;
 
-/** The best `limit` items matching `text` (as typed: trimmed, cut; the statement splits it into words). */
-export async function search(db: Db, text: string, limit: number): Promise<SearchRow[]> {
-  const result = await db.raw(SEARCH_SQL, { q_text: text, q_limit: limit, q_candidates: CANDIDATES_PER_RESULT * limit }).options({ name: 'dots_search_words' });
+/** The first `limit` of the candidates, in order. */
+export async function readSearchHits(db: Queryable, candidates: Record<SearchKind, KindCandidates>, limit: number): Promise<SearchRow[]> {
+  const bindings: Record<string, unknown> = { limit };
+  for (const { kind } of KINDS) {
+    bindings[`${kind}_ids`] = candidates[kind].ids;
+    bindings[`${kind}_tiers`] = candidates[kind].tiers;
+    bindings[`${kind}_words`] = candidates[kind].words;
+  }
+  const result = await db.raw(SEARCH_SQL, bindings).options({ name: 'dots_search_hits' });
   return result.rows as SearchRow[];
 }

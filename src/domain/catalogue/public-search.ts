@@ -1,13 +1,50 @@
 import type { Db } from '../../db/knex.js';
 import * as repo from '../../db/repositories/public-search.js';
-import type { EventSearchFilter, EventStatusFilter } from '../../db/repositories/public-search.js';
+import type { KindCandidates } from '../../db/repositories/search.js';
 import { invalid } from '../errors.js';
 import { firstOf, listValues } from '../pagination/lists.js';
 import { canName, searchText } from './compat-refs.js';
+import type { LiveSearchIndex } from './live-search-index.js';
 import type { CompatTagRef, PublicSearchEventHit, PublicSearchProfileHit } from './read-models.js';
+import { CANDIDATES_PER_RESULT, listOf } from './search.js';
+import { type SearchIndex, type SearchItem, withinFirst } from './search-index.js';
 
 export const PUBLIC_SEARCH_DEFAULT_LIMIT = 10;
 export const PUBLIC_SEARCH_MAX_LIMIT = 50;
+/** `totalResults` counts matching events up to this many. */
+export const COUNT_CAP = 1_000;
+
+export type EventStatusFilter = 'active' | 'not_active' | 'resolved';
+
+export interface EventSearchFilter {
+  status?: EventStatusFilter;
+  /** Only ACTIVE events (`keep_closed_markets=0`), on top of `status`. */
+  activeOnly: boolean;
+  /** The event must carry, for each group, at least one of its tag ids. */
+  requiredTagGroups: string[][];
+  /** The event must carry none of these tag ids. */
+  excludedTagIds: string[];
+  /** Frequency of the event's series, compared case-insensitively. */
+  recurrence?: string;
+}
+
+const STATUS_TEST: Record<EventStatusFilter, (status: string | null) => boolean> = {
+  active: (status) => status === 'ACTIVE',
+  not_active: (status) => status !== 'ACTIVE',
+  resolved: (status) => status === 'RESOLVED',
+};
+
+/** The filters (not the text) as a test of an indexed event. */
+function eventTest(index: SearchIndex, filter: EventSearchFilter): (event: SearchItem) => boolean {
+  const recurrence = filter.recurrence?.toLowerCase();
+  return (event) =>
+    (filter.status === undefined || STATUS_TEST[filter.status](event.status)) &&
+    (!filter.activeOnly || event.status === 'ACTIVE') &&
+    filter.requiredTagGroups.every((group) => group.some((id) => event.tagIds.includes(id))) &&
+    !filter.excludedTagIds.some((id) => event.tagIds.includes(id)) &&
+    (recurrence === undefined || (event.seriesId !== null && index.get('series', event.seriesId)?.frequency === recurrence));
+}
+
 
 /** `events_status` values and the event states they keep. */
 const EVENT_STATUSES: Record<string, EventStatusFilter> = {
@@ -57,7 +94,10 @@ const EMPTY: PublicSearchResult = { events: [], tags: [], profiles: [], totalRes
 
 /** `/public-search`: events, tags and trader profiles matching a text word by word, each bucket ranked by relevance. Only page 1 has results. */
 export class PublicSearchService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly index: LiveSearchIndex,
+  ) {}
 
   async search(params: PublicSearchParams): Promise<PublicSearchResult> {
     const statusName = firstOf(params.events_status, params.eventsStatus);
@@ -88,15 +128,22 @@ export class PublicSearchService {
     // A required tag that names nothing, or a recurrence that cannot be stored text, leaves no event.
     const noEvents = filter.requiredTagGroups.some((group) => group.length === 0) || (filter.recurrence !== undefined && !canName(filter.recurrence));
 
-    const found = await repo.search(this.db, {
-      text,
-      limit,
-      events: noEvents ? undefined : filter,
-      tags: withTags ? { excludedTagIds: filter.excludedTagIds } : undefined,
-      profiles: withProfiles,
-    });
+    const index = await this.index.current();
+    const query = index.query(text);
+    const candidates = CANDIDATES_PER_RESULT * limit;
+    const eventFilter = noEvents ? undefined : eventTest(index, filter);
+    const excludedTags = new Set(filter.excludedTagIds);
+    const none: KindCandidates = { ids: [], tiers: [], words: [] };
+    const lists = {
+      events: eventFilter ? listOf(withinFirst(index.best(query, 'event', candidates, { filter: eventFilter, widenBelow: limit }), limit)) : none,
+      tags: withTags ? listOf(withinFirst(index.best(query, 'tag', candidates, { filter: (tag) => !excludedTags.has(tag.id), widenBelow: limit }), limit)) : none,
+      profiles: withProfiles ? listOf(withinFirst(index.best(query, 'profile', candidates, { widenBelow: limit }), limit)) : none,
+    };
+    // Nothing to read when nothing matched.
+    const found = Object.values(lists).some((list) => list.ids.length > 0) ? await repo.readPublicSearchHits(this.db, lists, limit) : { events: [], tags: [], profiles: [] };
+    const total = eventFilter ? index.count(query, 'event', COUNT_CAP, eventFilter) : 0;
     // Pages after the first are empty; their count is still that of all matching events.
     const events = firstPage ? found.events : [];
-    return { events, tags: found.tags, profiles: found.profiles, totalResults: found.total, hasMore: firstPage && found.total > events.length };
+    return { events, tags: found.tags, profiles: found.profiles, totalResults: total, hasMore: firstPage && total > events.length };
   }
 }

@@ -1,5 +1,8 @@
 import type { Db } from '../../db/knex.js';
 import * as search from '../../db/repositories/search.js';
+import type { KindCandidates, SearchKind } from '../../db/repositories/search.js';
+import type { LiveSearchIndex } from './live-search-index.js';
+import { type SearchCandidate, type SearchIndex, type SearchQuery, withinFirst } from './search-index.js';
 import type { SearchHit } from './read-models.js';
 
 export const SEARCH_DEFAULT_LIMIT = 12;
@@ -18,14 +21,49 @@ export function searchedText(q: string): string {
 /** Whether the text has a word to match: text without any letter or digit finds nothing. */
 export const hasWords = (text: string): boolean => WORD_CHARACTER.test(text);
 
+/**
+ * Items of each kind chosen by the word index per item of the page: the final order, by volume within equal
+ * rank, words and activity, is among these.
+ */
+export const CANDIDATES_PER_RESULT = 2;
+
+const KINDS: readonly SearchKind[] = ['series', 'event', 'market', 'tag', 'profile'];
+
 /** The native search: one ranked list across markets, events, series, tags and profiles. */
 export class CatalogueSearchService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly index: LiveSearchIndex,
+  ) {}
 
   async search(params: { q: string; limit?: number }): Promise<{ query: string; results: SearchHit[] }> {
     const query = searchedText(params.q);
     const limit = params.limit ?? SEARCH_DEFAULT_LIMIT;
     if (Array.from(query).length < SEARCH_TEXT_MIN || !hasWords(query)) return { query, results: [] };
-    return { query, results: await search.search(this.db, query, limit) };
+    const index = await this.index.current();
+    const candidates = searchCandidates(index, index.query(query), limit);
+    if (KINDS.every((kind) => candidates[kind].ids.length === 0)) return { query, results: [] };
+    return { query, results: await search.readSearchHits(this.db, candidates, limit) };
   }
 }
+
+/** The candidates of each kind for a page of `limit` items. */
+export function searchCandidates(index: SearchIndex, query: SearchQuery, limit: number): Record<SearchKind, KindCandidates> {
+  // Prefix and typo matches rank below every whole match: looked for only when the whole matches of all
+  // kinds together leave room on the page.
+  let best = candidatesOf(index, query, limit, true);
+  if (best.length < limit) best = candidatesOf(index, query, limit, false);
+  const kept = withinFirst(best, limit);
+  return Object.fromEntries(KINDS.map((kind) => [kind, listOf(kept.filter((c) => c.item.kind === kind))])) as Record<SearchKind, KindCandidates>;
+}
+
+function candidatesOf(index: SearchIndex, query: SearchQuery, limit: number, wholeOnly: boolean): SearchCandidate[] {
+  return KINDS.flatMap((kind) => index.best(query, kind, CANDIDATES_PER_RESULT * limit, { widenBelow: wholeOnly ? 0 : undefined }));
+}
+
+/** Candidates as the database reads them. */
+export const listOf = (candidates: readonly SearchCandidate[]): KindCandidates => ({
+  ids: candidates.map((c) => c.item.id),
+  tiers: candidates.map((c) => c.tier),
+  words: candidates.map((c) => c.item.words.length),
+});
