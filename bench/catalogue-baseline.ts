@@ -15,6 +15,7 @@ import pg from 'pg';
 import { SEARCH_POOL_MAX, poolSettings } from '../src/db/pools.js';
 import { PUBLIC_SEARCH_SQL } from '../src/db/repositories/public-search.js';
 import { SEARCH_SQL } from '../src/db/repositories/search.js';
+import { CHANGED_SINCE } from '../src/db/repositories/search-index.js';
 import type { LiveSearchIndex } from '../src/domain/catalogue/live-search-index.js';
 import { COUNT_CAP } from '../src/domain/catalogue/public-search.js';
 import { CANDIDATES_PER_RESULT, listOf, searchCandidates } from '../src/domain/catalogue/search.js';
@@ -112,6 +113,8 @@ export function createBaseline(databaseUrl: string, index: LiveSearchIndex): Bas
   const search = new pg.Pool({ connectionString: databaseUrl, max: SEARCH_POOL_MAX, options: searchOptions('catalogueSearchDb') });
   const publicSearch = new pg.Pool({ connectionString: databaseUrl, max: SEARCH_POOL_MAX, options: searchOptions('publicSearchDb') });
 
+  const changedSince = async (since: string) =>
+    (await search.query({ name: 'baseline_search_changed', text: `select ${CHANGED_SINCE.replaceAll(':q_since', '$1')} as changed`, values: [since] })).rows[0].changed as boolean;
   const bindingsOf = (lists: Record<string, { ids: string[]; tiers: number[]; words: number[] }>, limit: number) => ({
     limit,
     ...Object.fromEntries(Object.entries(lists).flatMap(([name, list]) => [[`${name}_ids`, list.ids], [`${name}_tiers`, list.tiers], [`${name}_words`, list.words]])),
@@ -144,26 +147,30 @@ export function createBaseline(databaseUrl: string, index: LiveSearchIndex): Bas
     '/api/search': async (ctx) => {
       const text = String(ctx.query.q ?? '').trim();
       const limit = limitOf(ctx.query.limit, 12, 30);
-      const words = await index.current();
-      const candidates = searchCandidates(words, words.query(text), limit);
-      if (Object.values(candidates).every((list) => list.ids.length === 0)) return { query: text, results: [] };
-      const { text: sql, values } = positional(SEARCH_SQL, bindingsOf(candidates, limit));
-      return { query: text, results: (await search.query({ name: 'baseline_search', text: sql, values })).rows };
+      const results = await index.read(async (words, since) => {
+        const candidates = searchCandidates(words, words.query(text), limit);
+        if (Object.values(candidates).every((list) => list.ids.length === 0)) return { changed: await changedSince(since), value: [] };
+        const { text: sql, values } = positional(SEARCH_SQL, { ...bindingsOf(candidates, limit), q_since: since });
+        const { changed, hits } = (await search.query({ name: 'baseline_search', text: sql, values })).rows[0];
+        return { changed, value: hits };
+      });
+      return { query: text, results };
     },
     '/public-search': async (ctx) => {
       const text = String(ctx.query.q ?? '').trim();
       const limit = limitOf(ctx.query.limit_per_type, 10, 50);
-      const words = await index.current();
-      const query = words.query(text);
-      const candidates = CANDIDATES_PER_RESULT * limit;
-      const best = (kind: 'event' | 'tag' | 'profile') => listOf(withinFirst(words.best(query, kind, candidates, { widenBelow: limit }), limit));
-      const lists = { events: best('event'), tags: best('tag'), profiles: best('profile') };
-      const read = async () => {
-        const { text: sql, values } = positional(PUBLIC_SEARCH_SQL, bindingsOf(lists, limit));
-        return (await publicSearch.query({ name: 'baseline_public_search', text: sql, values })).rows[0];
-      };
-      const { events, tags, profiles } = Object.values(lists).some((list) => list.ids.length > 0) ? await read() : { events: [], tags: [], profiles: [] };
-      const total = words.count(query, 'event', COUNT_CAP);
+      const found = await index.read(async (words, since) => {
+        const query = words.query(text);
+        const candidates = CANDIDATES_PER_RESULT * limit;
+        const best = (kind: 'event' | 'tag' | 'profile') => listOf(withinFirst(words.best(query, kind, candidates, { widenBelow: limit }), limit));
+        const lists = { events: best('event'), tags: best('tag'), profiles: best('profile') };
+        const total = words.count(query, 'event', COUNT_CAP);
+        if (Object.values(lists).every((list) => list.ids.length === 0)) return { changed: await changedSince(since), value: { events: [], tags: [], profiles: [], total } };
+        const { text: sql, values } = positional(PUBLIC_SEARCH_SQL, { ...bindingsOf(lists, limit), q_since: since });
+        const { changed, ...rows } = (await publicSearch.query({ name: 'baseline_public_search', text: sql, values })).rows[0];
+        return { changed, value: { ...rows, total } };
+      });
+      const { events, tags, profiles, total } = found;
       return { events, tags, profiles, pagination: { hasMore: total > events.length, totalResults: total } };
     },
   };

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/knex.js';
+import { hasSearchChanges } from '../../src/db/repositories/search-index.js';
 import { LiveSearchIndex } from '../../src/domain/catalogue/live-search-index.js';
 import { createTestDatabase } from '../support/service.js';
 
 /**
  * Each process's search index (src/domain/catalogue/live-search-index.ts) against one database: what any
- * connection commits is in every process's index at its next search, and searches arriving together share
- * one update.
+ * connection commits is in every process's index at its next search, a search that finds nothing changed
+ * reads from the index as it is, and searches arriving together share one update.
  */
 
 let writer: Db;
@@ -75,6 +76,23 @@ describe('LiveSearchIndex', () => {
     // Asked after the insert committed: whether or not the update under way saw it, this one does.
     expect(await found(processes[0]!, 'kilimanjaro')).toEqual([id]);
     await first;
+  });
+
+  it('reads from the index as it is, and again from an updated one when something changed since', async () => {
+    const { index, db } = processes[1]!;
+    const search = async () => {
+      const seen: string[][] = [];
+      const value = await index.read(async (words, since) => {
+        seen.push(words.best(words.query('tasmania'), 'event', 10).map((c) => c.item.id));
+        return { changed: await hasSearchChanges(db, since), value: seen.length };
+      });
+      return { runs: value, seen };
+    };
+    await index.current();
+    expect(await search()).toEqual({ runs: 1, seen: [[]] });
+    const id = await insertEvent('LIVEIDX-3', 'Tasmania wind');
+    expect(await search()).toEqual({ runs: 2, seen: [[], [id]] });
+    expect(await search()).toEqual({ runs: 1, seen: [[id]] });
   });
 
   it('serves searches arriving together with one update, not one each', async () => {

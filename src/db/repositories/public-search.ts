@@ -1,6 +1,7 @@
 import type { Queryable } from '../knex.js';
 import type { CatalogueStatus } from '../rows.js';
 import type { KindCandidates } from './search.js';
+import { CHANGED_SINCE } from './search-index.js';
 
 /**
  * Reads of `/public-search`: the candidates the word index chose for each bucket (src/domain/catalogue/
@@ -52,6 +53,7 @@ const bucket = (name: string, table: string, idType: string, fields: string, ord
             limit :limit) x) as ${name}`;
 
 export const PUBLIC_SEARCH_SQL = `select
+  ${CHANGED_SINCE} as changed,
   ${bucket(
     'events',
     'events',
@@ -62,9 +64,12 @@ export const PUBLIC_SEARCH_SQL = `select
   ${bucket('tags', 'tags', 'bigint', `'id', x.id::text, 'slug', x.slug, 'label', x.label`, 'x.id')},
   ${bucket('profiles', 'users', 'uuid', `'id', x.id::text, 'name', x.name, 'username', x.username`, 'x.id')}`;
 
-/** The best `limit` of each bucket's candidates, in order. */
-export async function readPublicSearchHits(db: Queryable, candidates: PublicSearchCandidates, limit: number): Promise<PublicSearchRows> {
-  const bindings: Record<string, unknown> = { limit };
+/**
+ * The best `limit` of each bucket's candidates, in order, and whether anything changed since the snapshot
+ * `since` (the one the word index that chose them was read at).
+ */
+export async function readPublicSearchHits(db: Queryable, candidates: PublicSearchCandidates, limit: number, since: string): Promise<PublicSearchRows & { changed: boolean }> {
+  const bindings: Record<string, unknown> = { limit, q_since: since };
   for (const [name, list] of Object.entries(candidates)) {
     bindings[`${name}_ids`] = list.ids;
     bindings[`${name}_tiers`] = list.tiers;

@@ -161,6 +161,11 @@ export async function readSearchCatalogue(db: Db): Promise<SearchCatalogue> {
   );
 }
 
+/** Rows of `search_changes s` committed since the snapshot `since` (see the module's comment). */
+function changedSince(since: string): string {
+  return `s.xid >= pg_snapshot_xmin(${since}::pg_snapshot) and not pg_visible_in_snapshot(s.xid, ${since}::pg_snapshot)`;
+}
+
 /**
  * One statement, prepared once per connection (it runs before searches): the changes (by the index of `xid`)
  * and this statement's snapshot (the one it read them from). The binding is named q_since so that it is not
@@ -171,9 +176,10 @@ const READ_CHANGES = `
          coalesce(c.kinds, '{}'::text[]) as kinds,
          coalesce(c.ids, '{}'::text[]) as ids
     from (select array_agg(d.kind order by d.kind, d.id) as kinds, array_agg(d.id order by d.kind, d.id) as ids
-            from (select distinct s.kind, s.id from search_changes s
-                   where s.xid >= pg_snapshot_xmin(:q_since::pg_snapshot)
-                     and not pg_visible_in_snapshot(s.xid, :q_since::pg_snapshot)) d) c`;
+            from (select distinct s.kind, s.id from search_changes s where ${changedSince(':q_since')}) d) c`;
+
+/** Whether something changed since the snapshot bound as `:q_since`: a condition for the searches' reads. */
+export const CHANGED_SINCE = `exists (select 1 from search_changes s where ${changedSince(':q_since')})`;
 
 /** What changed since `since` (the snapshot of the previous read; see the module's comment), and this read's snapshot. */
 export async function readSearchChanges(db: Queryable, since: string): Promise<SearchChanges> {
@@ -198,6 +204,12 @@ export async function readSearchItems(db: Queryable, changed: ReadonlyArray<{ ki
     for (const r of read.rows) items.push(toItem(kind, r));
   }
   return items;
+}
+
+/** Whether anything changed since `since` (a search that read nothing else). */
+export async function hasSearchChanges(db: Queryable, since: string): Promise<boolean> {
+  const result = await db.raw<{ rows: Array<{ changed: boolean }> }>(`select ${CHANGED_SINCE} as changed`, { q_since: since }).options({ name: 'dots_search_changed' });
+  return result.rows[0]!.changed;
 }
 
 /** Deletes the changes logged more than `retentionSeconds` ago; returns how many. */

@@ -1,10 +1,12 @@
 import type { Queryable } from '../knex.js';
+import { CHANGED_SINCE } from './search-index.js';
 
 /**
  * The native search's read (`/api/search`): the candidates the word index chose (src/domain/catalogue/
  * search-index.ts), each with its rank and its number of words, read by id and ordered as one list: rank,
  * fewer words, active first, higher volume, then kind (series, event, market, tag, profile) and id. Status
- * and volume are read here, as they are now.
+ * and volume are read here, as they are now; and, in the same statement, whether the catalogue changed since
+ * the index was read.
  *
  * One named statement, planned once per connection without its values (each candidate is a lookup of its
  * primary key).
@@ -66,7 +68,9 @@ const KINDS: ReadonlyArray<{ kind: SearchKind; table: string; idType: string; ac
 ];
 
 export const SEARCH_SQL = `
-  select kind, id, ticker, title, subtitle from (
+  select ${CHANGED_SINCE} as changed,
+         coalesce((select json_agg(json_build_object('kind', kind, 'id', id, 'ticker', ticker, 'title', title, 'subtitle', subtitle) order by n) from (
+  select r.*, row_number() over (order by tier, words, active desc, volume desc, kind_rank, length(id), id) as n from (
     ${KINDS.map(
       ({ kind, table, idType, active, volume, columns, where }, i) => `
     select '${kind}' as kind, ${i} as kind_rank, s.id::text as id, c.tier, c.words, ${active} as active, ${volume}::numeric as volume, ${columns}
@@ -74,17 +78,20 @@ export const SEARCH_SQL = `
       cross join lateral (select * from ${table} where s.id = c.id offset 0) s${where ?? ''}`,
     ).join('\n    union all')}
   ) r
-  order by tier, words, active desc, volume desc, kind_rank, length(id), id
-  limit :limit`;
+  order by n
+  limit :limit) h), '[]') as hits`;
 
-/** The first `limit` of the candidates, in order. */
-export async function readSearchHits(db: Queryable, candidates: Record<SearchKind, KindCandidates>, limit: number): Promise<SearchRow[]> {
-  const bindings: Record<string, unknown> = { limit };
+/**
+ * The first `limit` of the candidates, in order, and whether anything changed since the snapshot `since` (the
+ * one the word index that chose them was read at: src/domain/catalogue/live-search-index.ts).
+ */
+export async function readSearchHits(db: Queryable, candidates: Record<SearchKind, KindCandidates>, limit: number, since: string): Promise<{ changed: boolean; hits: SearchRow[] }> {
+  const bindings: Record<string, unknown> = { limit, q_since: since };
   for (const { kind } of KINDS) {
     bindings[`${kind}_ids`] = candidates[kind].ids;
     bindings[`${kind}_tiers`] = candidates[kind].tiers;
     bindings[`${kind}_words`] = candidates[kind].words;
   }
   const result = await db.raw(SEARCH_SQL, bindings).options({ name: 'dots_search_hits' });
-  return result.rows as SearchRow[];
+  return result.rows[0];
 }

@@ -37,6 +37,21 @@ export class LiveSearchIndex {
     return this.index!;
   }
 
+  /**
+   * What `search` reads from the index as it is, checked in the same round trip: `search` is given the index
+   * and the snapshot it holds every change up to, and answers, with what it read, whether anything changed
+   * since that snapshot (src/db/repositories/search-index.ts, CHANGED_SINCE). If something did, the index is
+   * brought up to date (`current`) and `search` runs again. A search thus costs one statement when nothing
+   * changed, and still sees every change committed before it began.
+   */
+  async read<T>(search: (index: SearchIndex, since: string) => Promise<{ changed: boolean; value: T }>): Promise<T> {
+    if (!this.index || Date.now() - this.updatedAt > STALE_AFTER_MS) await this.update();
+    const first = await search(this.index!, this.snapshot);
+    if (!first.changed) return first.value;
+    const index = await this.current();
+    return (await search(index, this.snapshot)).value;
+  }
+
   /** Reads the index now (not at the first search), then keeps it up to date and prunes old changes (until `stop`). */
   start(): void {
     if (this.timer) return;
@@ -68,14 +83,14 @@ export class LiveSearchIndex {
   }
 
   private run(): Promise<void> {
-    const running = this.read().finally(() => {
+    const running = this.refresh().finally(() => {
       if (this.running === running) this.running = undefined;
     });
     this.running = running;
     return running;
   }
 
-  private async read(): Promise<void> {
+  private async refresh(): Promise<void> {
     const startedAt = Date.now();
     if (!this.index || startedAt - this.updatedAt > STALE_AFTER_MS) {
       const catalogue = await repo.readSearchCatalogue(this.db);

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex.js';
 import * as repo from '../../db/repositories/public-search.js';
+import { hasSearchChanges } from '../../db/repositories/search-index.js';
 import type { KindCandidates } from '../../db/repositories/search.js';
 import { invalid } from '../errors.js';
 import { firstOf, listValues } from '../pagination/lists.js';
@@ -128,20 +129,24 @@ export class PublicSearchService {
     // A required tag that names nothing, or a recurrence that cannot be stored text, leaves no event.
     const noEvents = filter.requiredTagGroups.some((group) => group.length === 0) || (filter.recurrence !== undefined && !canName(filter.recurrence));
 
-    const index = await this.index.current();
-    const query = index.query(text);
-    const candidates = CANDIDATES_PER_RESULT * limit;
-    const eventFilter = noEvents ? undefined : eventTest(index, filter);
     const excludedTags = new Set(filter.excludedTagIds);
     const none: KindCandidates = { ids: [], tiers: [], words: [] };
-    const lists = {
-      events: eventFilter ? listOf(withinFirst(index.best(query, 'event', candidates, { filter: eventFilter, widenBelow: limit }), limit)) : none,
-      tags: withTags ? listOf(withinFirst(index.best(query, 'tag', candidates, { filter: (tag) => !excludedTags.has(tag.id), widenBelow: limit }), limit)) : none,
-      profiles: withProfiles ? listOf(withinFirst(index.best(query, 'profile', candidates, { widenBelow: limit }), limit)) : none,
-    };
-    // Nothing to read when nothing matched.
-    const found = Object.values(lists).some((list) => list.ids.length > 0) ? await repo.readPublicSearchHits(this.db, lists, limit) : { events: [], tags: [], profiles: [] };
-    const total = eventFilter ? index.count(query, 'event', COUNT_CAP, eventFilter) : 0;
+    const found = await this.index.read(async (index, since) => {
+      const query = index.query(text);
+      const candidates = CANDIDATES_PER_RESULT * limit;
+      const eventFilter = noEvents ? undefined : eventTest(index, filter);
+      const lists = {
+        events: eventFilter ? listOf(withinFirst(index.best(query, 'event', candidates, { filter: eventFilter, widenBelow: limit }), limit)) : none,
+        tags: withTags ? listOf(withinFirst(index.best(query, 'tag', candidates, { filter: (tag) => !excludedTags.has(tag.id), widenBelow: limit }), limit)) : none,
+        profiles: withProfiles ? listOf(withinFirst(index.best(query, 'profile', candidates, { widenBelow: limit }), limit)) : none,
+      };
+      const total = eventFilter ? index.count(query, 'event', COUNT_CAP, eventFilter) : 0;
+      // Nothing to read when nothing matched.
+      if (Object.values(lists).every((list) => list.ids.length === 0)) return { changed: await hasSearchChanges(this.db, since), value: { events: [], tags: [], profiles: [], total } };
+      const { changed, ...rows } = await repo.readPublicSearchHits(this.db, lists, limit, since);
+      return { changed, value: { ...rows, total } };
+    });
+    const total = found.total;
     // Pages after the first are empty; their count is still that of all matching events.
     const events = firstPage ? found.events : [];
     return { events, tags: found.tags, profiles: found.profiles, totalResults: total, hasMore: firstPage && total > events.length };

@@ -79,7 +79,10 @@ describe('SearchIndex', () => {
     expect(idsOf(index, 'bitc', 'event')).toEqual(['4:3', '5:3']);
     index.put(source('event', '4', 'bitcoin price weekly | btc 4', { status: 'RESOLVED' })); // active first now
     expect(idsOf(index, 'bitc', 'event')).toEqual(['5:3', '4:3']);
+    expect(index.typosOf('ethereun')).toEqual([]);
     index.put(source('event', '7', 'ethereum merge | eth 7'));
+    // Corrections follow the words the index holds now.
+    expect(index.typosOf('ethereun')).toEqual(['ethereum']);
     expect(idsOf(index, 'ether', 'event')).toEqual(['7:3']);
     index.remove('event', '5');
     expect(idsOf(index, 'bitc', 'event')).toEqual(['4:3']);

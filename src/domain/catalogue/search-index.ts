@@ -62,6 +62,8 @@ export interface SearchItem {
   active: boolean;
   /** Fewer distinct words first, then active: the order within a tier, before the id. */
   order: number;
+  /** The last scan that visited the item (SearchIndex.scan). */
+  scan: number;
   status: string | null;
   seriesId: string | null;
   tagIds: readonly string[];
@@ -85,6 +87,8 @@ export const PREFIX_WORDS = 20;
 export const TYPO_WORDS = 8;
 export const TYPO_MIN_LENGTH = 4;
 export const TYPO_TWO_EDITS_FROM = 7;
+/** Query words whose corrections are kept (see SearchIndex.typosOf), at most. */
+const TYPOS_KEPT = 10_000;
 /** Items read per kind and step of a query, at most. */
 export const SCAN_MAX = 20_000;
 
@@ -179,6 +183,8 @@ export class SearchIndex {
   /** Every word of the index, sorted (for prefixes): made at the first query, then kept. */
   private sorted: string[] | undefined;
   private readonly trigrams = new Map<string, Set<string>>();
+  /** Each query word's corrections, as the words of the index are: forgotten whenever a word comes or goes. */
+  private readonly typos = new Map<string, string[]>();
   /** Items by their exact keys: one item, or several. */
   private readonly exactLower = new Map<string, SearchItem | SearchItem[]>();
   private readonly exactUpper = new Map<string, SearchItem | SearchItem[]>();
@@ -217,6 +223,7 @@ export class SearchIndex {
       if (--entry.count === 0) {
         this.entries.delete(word);
         this.freeIds.push(entry.id);
+        this.typos.clear();
         if (this.sorted) this.sorted.splice(upperBound(this.sorted, word) - 1, 1);
         for (const trigram of trigramsOf(word)) {
           const words = this.trigrams.get(trigram)!;
@@ -252,6 +259,7 @@ export class SearchIndex {
       wordIds,
       active,
       order: words.length * 2 + (active ? 0 : 1),
+      scan: 0,
       status: source.status,
       seriesId: source.seriesId,
       tagIds: source.tagIds.length > 0 ? source.tagIds : NO_TAGS,
@@ -276,6 +284,7 @@ export class SearchIndex {
         this.bits = grown(this.bits);
       }
       this.stamps[id] = 0;
+      this.typos.clear();
       entry = { id, word, byKind: new Map(), count: 0 };
       this.entries.set(word, entry);
       if (this.sorted) this.sorted.splice(upperBound(this.sorted, word), 0, word);
@@ -325,6 +334,15 @@ export class SearchIndex {
 
   /** The TYPO_WORDS words nearest `word` within its edits (see the module comment), fewest edits first. */
   typosOf(word: string): string[] {
+    let typos = this.typos.get(word);
+    if (!typos) {
+      if (this.typos.size >= TYPOS_KEPT) this.typos.clear();
+      this.typos.set(word, (typos = this.findTypos(word)));
+    }
+    return typos;
+  }
+
+  private findTypos(word: string): string[] {
     const length = lengthOf(word);
     if (length < TYPO_MIN_LENGTH || /^[0-9]+$/.test(word)) return [];
     const edits = length >= TYPO_TWO_EDITS_FROM ? 2 : 1;
@@ -408,41 +426,47 @@ export class SearchIndex {
     return step === Step.Whole ? [w.word] : step === Step.Prefix ? [w.word, ...w.prefixes] : [w.word, ...w.prefixes, ...w.typos];
   }
 
-  /**
-   * The items of `kind` holding a word the rarest query word accepts at `step`, each once, at most SCAN_MAX:
-   * in rank order within a tier (several lists merged), or, `unordered`, list after list.
-   */
-  private *scan(query: SearchQuery, kind: SearchKind, step: Step, unordered = false): Generator<SearchItem> {
-    let lists: SearchItem[][] | undefined;
-    let size = Infinity;
+  /** The lists of items of `kind` holding a word the rarest query word accepts at `step`, and how many items they hold. */
+  private rarest(query: SearchQuery, kind: SearchKind, step: Step): { lists: SearchItem[][]; size: number } {
+    let found = { lists: [] as SearchItem[][], size: Infinity };
     for (const w of query.words) {
-      const candidate = SearchIndex.accepted(w, step).flatMap((word) => {
+      const lists = SearchIndex.accepted(w, step).flatMap((word) => {
         const list = this.entries.get(word)?.byKind.get(kind);
         return list ? [list] : [];
       });
-      const total = candidate.reduce((sum, list) => sum + list.length, 0);
-      if (total < size) [lists, size] = [candidate, total];
+      const size = lists.reduce((sum, list) => sum + list.length, 0);
+      if (size < found.size) found = { lists, size };
     }
-    if (!lists || size === 0) return;
+    return found.size === Infinity ? { lists: [], size: 0 } : found;
+  }
+
+  private scanned = 0;
+
+  /**
+   * Visits the items of `lists` (rarest's), each once, at most SCAN_MAX, until `visit` answers false: in rank
+   * order within a tier (the lists merged), or, `unordered`, list after list.
+   */
+  private scan(lists: SearchItem[][], unordered: boolean, visit: (item: SearchItem) => boolean): void {
     if (lists.length === 1) {
       const list = lists[0]!;
-      for (let i = 0; i < list.length && i < SCAN_MAX; i++) yield list[i]!;
+      for (let i = 0; i < list.length && i < SCAN_MAX; i++) if (!visit(list[i]!)) return;
       return;
     }
-    const seen = new Set<SearchItem>();
+    // Items held by several of the lists are visited once: marked with this scan's number.
+    const scan = ++this.scanned;
+    let read = 0;
+    const first = (item: SearchItem) => {
+      if (item.scan === scan) return false;
+      item.scan = scan;
+      read++;
+      return true;
+    };
     if (unordered) {
-      for (const list of lists) {
-        for (const item of list) {
-          if (seen.has(item)) continue;
-          if (seen.size >= SCAN_MAX) return;
-          seen.add(item);
-          yield item;
-        }
-      }
+      for (const list of lists) for (const item of list) if (first(item) && (read > SCAN_MAX || !visit(item))) return;
       return;
     }
     const heads = lists.map(() => 0);
-    for (let read = 0; read < SCAN_MAX; ) {
+    while (read < SCAN_MAX) {
       let best = -1;
       for (let l = 0; l < lists.length; l++) {
         const head = lists[l]![heads[l]!];
@@ -450,10 +474,7 @@ export class SearchIndex {
       }
       if (best < 0) return;
       const item = lists[best]![heads[best]!++]!;
-      if (seen.has(item)) continue;
-      seen.add(item);
-      read++;
-      yield item;
+      if (first(item) && !visit(item)) return;
     }
   }
 
@@ -473,20 +494,20 @@ export class SearchIndex {
     const anyOrder: SearchCandidate[] = [];
     const room = () => limit - result.length;
     let stamp = this.mark(query, Step.Whole);
-    for (const item of this.scan(query, kind, Step.Whole)) {
-      if (inOrder.length >= room()) break;
-      if (taken.has(item) || !pass(item) || this.stepOf(item, query, stamp) !== Step.Whole) continue;
+    this.scan(this.rarest(query, kind, Step.Whole).lists, false, (item) => {
+      if (taken.has(item) || !pass(item) || this.stepOf(item, query, stamp) !== Step.Whole) return true;
       if (SearchIndex.inOrder(item, query)) inOrder.push({ item, tier: 1 });
       else if (anyOrder.length < room()) anyOrder.push({ item, tier: 2 });
-    }
+      return inOrder.length < room();
+    });
     result.push(...[...inOrder, ...anyOrder].slice(0, room()));
     for (const step of [Step.Prefix, Step.Typo]) {
       if (room() <= 0 || result.length >= (options.widenBelow ?? limit)) break;
       stamp = this.mark(query, step);
-      for (const item of this.scan(query, kind, step)) {
-        if (room() <= 0) break;
+      this.scan(this.rarest(query, kind, step).lists, false, (item) => {
         if (!taken.has(item) && pass(item) && this.stepOf(item, query, stamp) === step) result.push({ item, tier: step === Step.Prefix ? 3 : 4 });
-      }
+        return room() > 0;
+      });
     }
     return result;
   }
@@ -496,10 +517,10 @@ export class SearchIndex {
     if (query.words.length === 0) return 0;
     let counted = 0;
     const stamp = this.mark(query, Step.Typo);
-    for (const item of this.scan(query, kind, Step.Typo, true)) {
-      if (counted >= cap) break;
+    this.scan(this.rarest(query, kind, Step.Typo).lists, true, (item) => {
       if (filter(item) && this.stepOf(item, query, stamp) >= 0) counted++;
-    }
+      return counted < cap;
+    });
     return counted;
   }
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex.js';
 import * as search from '../../db/repositories/search.js';
+import { hasSearchChanges } from '../../db/repositories/search-index.js';
 import type { KindCandidates, SearchKind } from '../../db/repositories/search.js';
 import type { LiveSearchIndex } from './live-search-index.js';
 import { type SearchCandidate, type SearchIndex, type SearchQuery, withinFirst } from './search-index.js';
@@ -40,10 +41,13 @@ export class CatalogueSearchService {
     const query = searchedText(params.q);
     const limit = params.limit ?? SEARCH_DEFAULT_LIMIT;
     if (Array.from(query).length < SEARCH_TEXT_MIN || !hasWords(query)) return { query, results: [] };
-    const index = await this.index.current();
-    const candidates = searchCandidates(index, index.query(query), limit);
-    if (KINDS.every((kind) => candidates[kind].ids.length === 0)) return { query, results: [] };
-    return { query, results: await search.readSearchHits(this.db, candidates, limit) };
+    const results = await this.index.read(async (index, since) => {
+      const candidates = searchCandidates(index, index.query(query), limit);
+      if (KINDS.every((kind) => candidates[kind].ids.length === 0)) return { changed: await hasSearchChanges(this.db, since), value: [] };
+      const { changed, hits } = await search.readSearchHits(this.db, candidates, limit, since);
+      return { changed, value: hits };
+    });
+    return { query, results };
   }
 }
 
