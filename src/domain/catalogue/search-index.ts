@@ -1,4 +1,5 @@
 import { distance } from 'fastest-levenshtein';
+import type { SearchItemKind, SearchItemRow } from '../../db/repositories/search-index.js';
 
 /**
  * The word index both searches read (`/api/search`, `/public-search`): every searchable item of the catalogue
@@ -28,27 +29,10 @@ import { distance } from 'fastest-levenshtein';
  * before each evaluation (`mark`), so that checking an item reads its own words' marks only.
  */
 
-export type SearchKind = 'series' | 'event' | 'market' | 'tag' | 'profile';
+export type SearchKind = SearchItemKind;
 
-/** An item as the database gives it (src/db/repositories/search-index.ts). */
-export interface SearchSource {
-  kind: SearchKind;
-  id: string;
-  /** Its searchable text: fields separated by ` | `. */
-  text: string;
-  /** Compared with the query's text lower-cased: titles (lower-cased), slugs, usernames. */
-  exactLower: string[];
-  /** Compared with the query's text upper-cased: tickers. */
-  exactUpper: string[];
-  /** Events and markets; null for the kinds without one. */
-  status: string | null;
-  /** Events: their series. */
-  seriesId: string | null;
-  /** Events: their tags' ids. */
-  tagIds: string[];
-  /** Series: their frequency, lower-cased. */
-  frequency: string | null;
-}
+/** An item as the database gives it: its searchable text (fields separated by ` | `), exact keys, status, series, tags, frequency. */
+export type SearchSource = SearchItemRow;
 
 export interface SearchItem {
   kind: SearchKind;
