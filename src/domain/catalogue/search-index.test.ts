@@ -91,6 +91,14 @@ describe('SearchIndex', () => {
     expect(index.size).toBe(6);
   });
 
+  it('lists the words a prefix begins in code point order', () => {
+    // (UTF-16 order would put the character beyond U+FFFF before U+E000.)
+    const ordered = SearchIndex.of([source('tag', '1', 'yy\u{10000}'), source('tag', '2', 'yy\ue000'), source('tag', '3', 'yyz')]);
+    expect(ordered.prefixesOf('yy')).toEqual(['yyz', 'yy\ue000', 'yy\u{10000}']);
+    ordered.put(source('tag', '4', 'yy\uffff'));
+    expect(ordered.prefixesOf('yy')).toEqual(['yyz', 'yy\ue000', 'yy\uffff', 'yy\u{10000}']);
+  });
+
   it('keeps kinds apart', () => {
     const index = SearchIndex.of([source('tag', '1', 'bitcoin | bitcoin'), source('event', '1', 'bitcoin rally | btc 1')]);
     expect(idsOf(index, 'bitcoin', 'tag')).toEqual(['1:1']);

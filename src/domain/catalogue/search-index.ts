@@ -164,7 +164,7 @@ export interface SearchQuery {
 export class SearchIndex {
   private readonly items = new Map<string, SearchItem>();
   private readonly entries = new Map<string, WordEntry>();
-  /** Every word of the index, sorted (for prefixes): made at the first query, then kept. */
+  /** Every word of the index in code point order (for prefixes): made at the first query, then kept. */
   private sorted: string[] | undefined;
   private readonly trigrams = new Map<string, Set<string>>();
   /** Each query word's corrections, as the words of the index are: forgotten whenever a word comes or goes. */
@@ -306,7 +306,7 @@ export class SearchIndex {
   /** The first PREFIX_WORDS words of the index that begin with `word` (2 characters or more), in order. */
   prefixesOf(word: string): string[] {
     if (lengthOf(word) < 2) return [];
-    this.sorted ??= [...this.entries.keys()].sort();
+    this.sorted ??= [...this.entries.keys()].sort(compareCodePoints);
     const found: string[] = [];
     for (let i = upperBound(this.sorted, word); i < this.sorted.length && found.length < PREFIX_WORDS; i++) {
       const candidate = this.sorted[i]!;
@@ -520,13 +520,30 @@ export function withinFirst<T extends SearchCandidate>(candidates: readonly T[],
   return candidates.filter((candidate) => key(candidate) <= last);
 }
 
-/** The index of the first word after `word` in `sorted`. */
+/**
+ * Code point order (JavaScript compares UTF-16 units, which puts characters beyond U+FFFF before
+ * U+E000-U+FFFF): at the first unit that differs, surrogates are moved above U+FFFF.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) {
+      const order = (unit: number) => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit);
+      return order(x) - order(y);
+    }
+  }
+  return a.length - b.length;
+}
+
+/** The index of the first word after `word` in `sorted` (code point order). */
 function upperBound(sorted: string[], word: string): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (sorted[middle]! <= word) low = middle + 1;
+    if (compareCodePoints(sorted[middle]!, word) <= 0) low = middle + 1;
     else high = middle;
   }
   return low;
