@@ -35,14 +35,16 @@ const STATUS_TEST: Record<EventStatusFilter, (status: string | null) => boolean>
   resolved: (status) => status === 'RESOLVED',
 };
 
-/** The filters (not the text) as a test of an indexed event. */
-function eventTest(index: SearchIndex, filter: EventSearchFilter): (event: SearchItem) => boolean {
+/** The filters (not the text) as a test of an indexed event; none when nothing is filtered. */
+function eventTest(index: SearchIndex, filter: EventSearchFilter): ((event: SearchItem) => boolean) | undefined {
+  const { status, activeOnly, requiredTagGroups, excludedTagIds } = filter;
   const recurrence = filter.recurrence?.toLowerCase();
+  if (status === undefined && !activeOnly && requiredTagGroups.length === 0 && excludedTagIds.length === 0 && recurrence === undefined) return undefined;
   return (event) =>
-    (filter.status === undefined || STATUS_TEST[filter.status](event.status)) &&
-    (!filter.activeOnly || event.status === 'ACTIVE') &&
-    filter.requiredTagGroups.every((group) => group.some((id) => event.tagIds.includes(id))) &&
-    !filter.excludedTagIds.some((id) => event.tagIds.includes(id)) &&
+    (status === undefined || STATUS_TEST[status](event.status)) &&
+    (!activeOnly || event.status === 'ACTIVE') &&
+    requiredTagGroups.every((group) => group.some((id) => event.tagIds.includes(id))) &&
+    !excludedTagIds.some((id) => event.tagIds.includes(id)) &&
     (recurrence === undefined || (event.seriesId !== null && index.get('series', event.seriesId)?.frequency === recurrence));
 }
 
@@ -134,13 +136,14 @@ export class PublicSearchService {
     const found = await this.index.read(async (index, since) => {
       const query = index.query(text);
       const candidates = CANDIDATES_PER_RESULT * limit;
-      const eventFilter = noEvents ? undefined : eventTest(index, filter);
+      // Events are read unless a filter leaves none; `filter` is undefined when nothing is filtered.
+      const events = noEvents ? undefined : { filter: eventTest(index, filter) };
       const lists = {
-        events: eventFilter ? listOf(withinFirst(index.best(query, 'event', candidates, { filter: eventFilter, widenBelow: limit }), limit)) : none,
+        events: events ? listOf(withinFirst(index.best(query, 'event', candidates, { ...events, widenBelow: limit }), limit)) : none,
         tags: withTags ? listOf(withinFirst(index.best(query, 'tag', candidates, { filter: (tag) => !excludedTags.has(tag.id), widenBelow: limit }), limit)) : none,
         profiles: withProfiles ? listOf(withinFirst(index.best(query, 'profile', candidates, { widenBelow: limit }), limit)) : none,
       };
-      const total = eventFilter ? index.count(query, 'event', COUNT_CAP, eventFilter) : 0;
+      const total = events ? index.count(query, 'event', COUNT_CAP, events.filter) : 0;
       // Nothing to read when nothing matched.
       if (Object.values(lists).every((list) => list.ids.length === 0)) return { changed: await hasSearchChanges(this.db, since), value: { events: [], tags: [], profiles: [], total } };
       const { changed, ...rows } = await repo.readPublicSearchHits(this.db, lists, limit, since);
