@@ -35,19 +35,31 @@ const STATUS_TEST: Record<EventStatusFilter, (status: string | null) => boolean>
   resolved: (status) => status === 'RESOLVED',
 };
 
-/** The filters (not the text) as a test of an indexed event; none when nothing is filtered. */
+/**
+ * The filters (not the text) as a test of an indexed event; none when nothing is filtered. The test runs for
+ * every event a search visits (up to the count's cap), so it is built once per search, from sets, and
+ * allocates nothing per event.
+ */
 function eventTest(index: SearchIndex, filter: EventSearchFilter): ((event: SearchItem) => boolean) | undefined {
   const { status, activeOnly, requiredTagGroups, excludedTagIds } = filter;
   const recurrence = filter.recurrence?.toLowerCase();
   if (status === undefined && !activeOnly && requiredTagGroups.length === 0 && excludedTagIds.length === 0 && recurrence === undefined) return undefined;
-  return (event) =>
-    (status === undefined || STATUS_TEST[status](event.status)) &&
-    (!activeOnly || event.status === 'ACTIVE') &&
-    requiredTagGroups.every((group) => group.some((id) => event.tagIds.includes(id))) &&
-    !excludedTagIds.some((id) => event.tagIds.includes(id)) &&
-    (recurrence === undefined || (event.seriesId !== null && index.get('series', event.seriesId)?.frequency === recurrence));
+  const statusTest = status === undefined ? undefined : STATUS_TEST[status];
+  const required = requiredTagGroups.map((group) => new Set(group));
+  const excluded = new Set(excludedTagIds);
+  return (event) => {
+    if (statusTest && !statusTest(event.status)) return false;
+    if (activeOnly && event.status !== 'ACTIVE') return false;
+    for (const group of required) if (!carriesAny(event, group)) return false;
+    if (excluded.size > 0 && carriesAny(event, excluded)) return false;
+    return recurrence === undefined || (event.seriesId !== null && index.get('series', event.seriesId)?.frequency === recurrence);
+  };
 }
 
+function carriesAny(event: SearchItem, tagIds: ReadonlySet<string>): boolean {
+  for (const id of event.tagIds) if (tagIds.has(id)) return true;
+  return false;
+}
 
 /** `events_status` values and the event states they keep. */
 const EVENT_STATUSES: Record<string, EventStatusFilter> = {
