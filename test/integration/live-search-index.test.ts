@@ -43,6 +43,13 @@ const found = async (process: (typeof processes)[number], text: string) => {
   return index.best(index.query(text), 'event', 10).map((c) => c.item.id);
 };
 
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  for (let tries = 0; !(await condition()); tries++) {
+    if (tries > 200) throw new Error('the condition did not hold within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function insertEvent(ticker: string, title: string): Promise<string> {
   const [row] = await writer('events')
     .insert({ ticker, slug: ticker.toLowerCase(), series_id: seriesId, title, start_date: new Date('2024-01-01'), strike_date: new Date('2099-01-01') })
@@ -71,11 +78,24 @@ describe('LiveSearchIndex', () => {
   });
 
   it('makes a search that arrives while an update runs wait for the next one', async () => {
-    const first = processes[0]!.index.current();
-    const id = await insertEvent('LIVEIDX-2', 'Kilimanjaro snow');
-    // Asked after the insert committed: whether or not the update under way saw it, this one does.
-    expect(await found(processes[0]!, 'kilimanjaro')).toEqual([id]);
-    await first;
+    const { index } = processes[0]!;
+    await index.current();
+    // An update held open after reading the changes: it has a tag to read, and the tags table is locked.
+    await writer('tags').insert({ slug: 'live-index-serengeti', label: 'Serengeti' });
+    const lock = await writer.transaction();
+    try {
+      await lock.raw('lock table tags in access exclusive mode');
+      const held = index.current();
+      await waitFor(async () => (await writer.raw(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%from tags%'`)).rows[0].n > 0);
+      // Committed after that update read the changes: a search asked now must not be answered by it.
+      const id = await insertEvent('LIVEIDX-2', 'Kilimanjaro snow');
+      const search = found(processes[0]!, 'kilimanjaro');
+      await lock.rollback();
+      expect(await search).toEqual([id]);
+      await held;
+    } finally {
+      if (!lock.isCompleted()) await lock.rollback();
+    }
   });
 
   it('reads from the index as it is, and again from an updated one when something changed since', async () => {
