@@ -59,6 +59,7 @@ export interface SearchItem {
 /** Separates the fields of an item's text. */
 const FIELD_BREAK = null;
 const NO_TAGS: readonly string[] = [];
+const PASS_ALL = (_item: SearchItem) => true;
 
 /** One candidate: an item and its rank. */
 export interface SearchCandidate {
@@ -468,8 +469,13 @@ export class SearchIndex {
    * `limit`) were found, those matching as prefixes, and when still fewer, with typos.
    */
   best(query: SearchQuery, kind: SearchKind, limit: number, options: { filter?: (item: SearchItem) => boolean; widenBelow?: number } = {}): SearchCandidate[] {
+    const pass = options.filter ?? PASS_ALL;
+    return this.widen(query, kind, limit, this.whole(query, kind, limit, pass), options.widenBelow ?? limit, pass);
+  }
+
+  /** What `best` finds before widening: exact matches, then every word whole (in order first); at most `limit`. */
+  whole(query: SearchQuery, kind: SearchKind, limit: number, pass: (item: SearchItem) => boolean = PASS_ALL): SearchCandidate[] {
     if (query.words.length === 0 || limit <= 0) return [];
-    const pass = options.filter ?? (() => true);
     const exact = this.exactOf(query, kind).filter(pass);
     const result: SearchCandidate[] = exact.slice(0, limit).map((item) => ({ item, tier: 0 }));
     const taken = new Set(exact);
@@ -477,7 +483,7 @@ export class SearchIndex {
     const inOrder: SearchCandidate[] = [];
     const anyOrder: SearchCandidate[] = [];
     const room = () => limit - result.length;
-    let stamp = this.mark(query, Step.Whole);
+    const stamp = this.mark(query, Step.Whole);
     this.scan(this.rarest(query, kind, Step.Whole).lists, false, (item) => {
       if (taken.has(item) || !pass(item) || this.stepOf(item, query, stamp) !== Step.Whole) return true;
       if (SearchIndex.inOrder(item, query)) inOrder.push({ item, tier: 1 });
@@ -485,11 +491,23 @@ export class SearchIndex {
       return inOrder.length < room();
     });
     result.push(...[...inOrder, ...anyOrder].slice(0, room()));
+    return result;
+  }
+
+  /**
+   * `found` (what `whole` found for the same query, kind, limit and filter) followed, while fewer than
+   * `widenBelow` were found, by prefix matches, then typo matches; at most `limit` in all.
+   */
+  widen(query: SearchQuery, kind: SearchKind, limit: number, found: readonly SearchCandidate[], widenBelow: number, pass: (item: SearchItem) => boolean = PASS_ALL): SearchCandidate[] {
+    const result = [...found];
+    const room = () => limit - result.length;
+    if (room() <= 0 || result.length >= widenBelow) return result;
+    const exact = new Set(this.exactOf(query, kind));
     for (const step of [Step.Prefix, Step.Typo]) {
-      if (room() <= 0 || result.length >= (options.widenBelow ?? limit)) break;
-      stamp = this.mark(query, step);
+      if (room() <= 0 || result.length >= widenBelow) break;
+      const stamp = this.mark(query, step);
       this.scan(this.rarest(query, kind, step).lists, false, (item) => {
-        if (!taken.has(item) && pass(item) && this.stepOf(item, query, stamp) === step) result.push({ item, tier: step === Step.Prefix ? 3 : 4 });
+        if (!exact.has(item) && pass(item) && this.stepOf(item, query, stamp) === step) result.push({ item, tier: step === Step.Prefix ? 3 : 4 });
         return room() > 0;
       });
     }
@@ -497,7 +515,7 @@ export class SearchIndex {
   }
 
   /** How many items of `kind` passing `filter` match the query at any step, counted up to `cap`. */
-  count(query: SearchQuery, kind: SearchKind, cap: number, filter: (item: SearchItem) => boolean = () => true): number {
+  count(query: SearchQuery, kind: SearchKind, cap: number, filter: (item: SearchItem) => boolean = PASS_ALL): number {
     if (query.words.length === 0) return 0;
     let counted = 0;
     const stamp = this.mark(query, Step.Typo);

@@ -55,14 +55,12 @@ export class CatalogueSearchService {
 export function searchCandidates(index: SearchIndex, query: SearchQuery, limit: number): Record<SearchKind, KindCandidates> {
   // Prefix and typo matches rank below every whole match: looked for only when the whole matches of all
   // kinds together leave room on the page.
-  let best = candidatesOf(index, query, limit, true);
-  if (best.length < limit) best = candidatesOf(index, query, limit, false);
+  const perKind = CANDIDATES_PER_RESULT * limit;
+  const whole = KINDS.map((kind) => index.whole(query, kind, perKind));
+  let best = whole.flat();
+  if (best.length < limit) best = KINDS.flatMap((kind, k) => index.widen(query, kind, perKind, whole[k]!, perKind));
   const kept = withinFirst(best, limit);
   return Object.fromEntries(KINDS.map((kind) => [kind, listOf(kept.filter((c) => c.item.kind === kind))])) as Record<SearchKind, KindCandidates>;
-}
-
-function candidatesOf(index: SearchIndex, query: SearchQuery, limit: number, wholeOnly: boolean): SearchCandidate[] {
-  return KINDS.flatMap((kind) => index.best(query, kind, CANDIDATES_PER_RESULT * limit, { widenBelow: wholeOnly ? 0 : undefined }));
 }
 
 /** Candidates as the database reads them. */
