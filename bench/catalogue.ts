@@ -290,9 +290,11 @@ async function captureStatements(service: RunningService, url: string): Promise<
   const mark = (request: IncomingMessage) => {
     if (request.headers['x-bench-capture'] === token) captureContext.enterWith(token);
   };
-  type Query = { sql: string; bindings?: unknown[]; options?: { name?: string } };
+  // A NamedStatement (src/db/knex.ts) hands its values to the driver in the options, not as Knex's bindings.
+  type Query = { sql: string; bindings?: unknown[]; options?: { name?: string; values?: unknown[] } };
   const listenerOf = (settings: Captured['settings']) => (data: Query) => {
-    if (captureContext.getStore() === token) captured.push({ sql: data.sql, bindings: data.bindings ?? [], name: data.options?.name, settings });
+    const bindings = data.options?.values ?? data.bindings ?? [];
+    if (captureContext.getStore() === token) captured.push({ sql: data.sql, bindings, name: data.options?.name, settings });
   };
   const pools = (Object.keys(service.pools) as Array<keyof Pools>).map((name) => ({ db: service.pools[name], listener: listenerOf(poolSettings(name)) }));
   service.server.prependListener('request', mark);

@@ -1,4 +1,4 @@
-import type { Queryable } from '../knex.js';
+import { NamedStatement, type Queryable } from '../knex.js';
 import type { CatalogueStatus } from '../rows.js';
 import type { KindCandidates } from './search.js';
 import { CHANGED_SINCE } from './search-index.js';
@@ -64,6 +64,8 @@ export const PUBLIC_SEARCH_SQL = `select
   ${bucket('tags', 'tags', 'bigint', `'id', x.id::text, 'slug', x.slug, 'label', x.label`, 'x.id')},
   ${bucket('profiles', 'users', 'uuid', `'id', x.id::text, 'name', x.name, 'username', x.username`, 'x.id')}`;
 
+const PUBLIC_SEARCH_HITS = new NamedStatement<PublicSearchRows & { changed: boolean }>('dots_public_search_hits', PUBLIC_SEARCH_SQL);
+
 /**
  * The best `limit` of each bucket's candidates, in order, and whether anything changed since the snapshot
  * `since` (the one the word index that chose them was read at).
@@ -76,7 +78,7 @@ export async function readPublicSearchHits(db: Queryable, candidates: PublicSear
     bindings[`${name}_words`] = list.words;
   }
   // One row, always (a select without FROM).
-  return (await db.raw(PUBLIC_SEARCH_SQL, bindings).options({ name: 'dots_public_search_hits' })).rows[0]!;
+  return (await PUBLIC_SEARCH_HITS.run(db, bindings)).rows[0]!;
 }
 
 /** Which tags each reference names: by id (digits), slug, or label (compared case-insensitively). */

@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../knex.js';
+import { NamedStatement, type Db, type Queryable } from '../knex.js';
 
 /**
  * The storage side of the in-memory search index each process holds: its searchable items, read whole once,
@@ -181,12 +181,12 @@ const READ_CHANGES = `
 /** Whether something changed since the snapshot bound as `:q_since`: a condition for the searches' reads. */
 export const CHANGED_SINCE = `exists (select 1 from search_changes s where ${changedSince(':q_since')})`;
 
+const SEARCH_CHANGES = new NamedStatement<{ snapshot: string; kinds: SearchItemKind[]; ids: string[] }>('dots_search_changes', READ_CHANGES);
+const SEARCH_CHANGED = new NamedStatement<{ changed: boolean }>('dots_search_changed', `select ${CHANGED_SINCE} as changed`);
+
 /** What changed since `since` (the snapshot of the previous read; see the module's comment), and this read's snapshot. */
 export async function readSearchChanges(db: Queryable, since: string): Promise<SearchChanges> {
-  const result = await db
-    .raw<{ rows: Array<{ snapshot: string; kinds: SearchItemKind[]; ids: string[] }> }>(READ_CHANGES, { q_since: since })
-    .options({ name: 'dots_search_changes' });
-  const row = result.rows[0]!;
+  const row = (await SEARCH_CHANGES.run(db, { q_since: since })).rows[0]!;
   return { snapshot: row.snapshot, changed: row.kinds.map((kind, i) => ({ kind, id: row.ids[i]! })) };
 }
 
@@ -208,8 +208,7 @@ export async function readSearchItems(db: Queryable, changed: ReadonlyArray<{ ki
 
 /** Whether anything changed since `since` (a search that read nothing else). */
 export async function hasSearchChanges(db: Queryable, since: string): Promise<boolean> {
-  const result = await db.raw<{ rows: Array<{ changed: boolean }> }>(`select ${CHANGED_SINCE} as changed`, { q_since: since }).options({ name: 'dots_search_changed' });
-  return result.rows[0]!.changed;
+  return (await SEARCH_CHANGED.run(db, { q_since: since })).rows[0]!.changed;
 }
 
 /** Deletes the changes logged more than `retentionSeconds` ago; returns how many. */

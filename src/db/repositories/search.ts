@@ -1,4 +1,4 @@
-import type { Queryable } from '../knex.js';
+import { NamedStatement, type Queryable } from '../knex.js';
 import { CHANGED_SINCE } from './search-index.js';
 
 /**
@@ -81,6 +81,8 @@ export const SEARCH_SQL = `
   order by n
   limit :limit) h), '[]') as hits`;
 
+const SEARCH_HITS = new NamedStatement<{ changed: boolean; hits: SearchRow[] }>('dots_search_hits', SEARCH_SQL);
+
 /**
  * The first `limit` of the candidates, in order, and whether anything changed since the snapshot `since` (the
  * one the word index that chose them was read at: src/domain/catalogue/live-search-index.ts).
@@ -92,6 +94,5 @@ export async function readSearchHits(db: Queryable, candidates: Record<SearchKin
     bindings[`${kind}_tiers`] = candidates[kind].tiers;
     bindings[`${kind}_words`] = candidates[kind].words;
   }
-  const result = await db.raw(SEARCH_SQL, bindings).options({ name: 'dots_search_hits' });
-  return result.rows[0];
+  return (await SEARCH_HITS.run(db, bindings)).rows[0]!;
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '../knex.js';
+import { NamedStatement, type Queryable } from '../knex.js';
 import {
   columnList,
   FILLS_INSERTED,
@@ -326,6 +326,8 @@ type PersistedRow = OrdersRow & {
   } | null;
 };
 
+const PERSIST = new NamedStatement<PersistedRow>('dots_trading_persist', PERSIST_CHANGES);
+
 /**
  * Writes everything a trading transaction changes in one statement (data-modifying CTEs), its lists of
  * records bound as arrays, one per column (LISTS). Each CTE touches different rows (every CTE runs, read or not); foreign keys
@@ -360,7 +362,7 @@ export async function persistChanges(db: Queryable, w: TradingWrites): Promise<T
   };
   const bindings: Record<string, unknown[]> = {};
   for (const list of Object.keys(LISTS) as List[]) Object.assign(bindings, arraysOf(list, LISTS[list], records[list]));
-  const result = await db.raw<{ rows: PersistedRow[] }>(PERSIST_CHANGES, bindings).options({ name: 'dots_trading_persist' });
+  const result = await PERSIST.run(db, bindings);
   const out: TradingWritten = { placed: [], filled: [], cancelled: [], decreased: [], tradeIds: [], fillIds: new Map(), figures: new Map() };
   for (const { change, removed, written, ...order } of result.rows) {
     if (change === 'placed') out.placed.push(order);
