@@ -9,9 +9,9 @@
  * The hand-written SQL covers the requests the benchmark makes (default filters, no tag or status
  * parameters), not every parameter of the endpoints.
  */
-import knexFactory from 'knex';
 import Koa from 'koa';
 import pg from 'pg';
+import { NamedStatement } from '../src/db/knex.js';
 import { SEARCH_POOL_MAX, poolSettings } from '../src/db/pools.js';
 import { PUBLIC_SEARCH_SQL } from '../src/db/repositories/public-search.js';
 import { SEARCH_SQL } from '../src/db/repositories/search.js';
@@ -77,25 +77,12 @@ export const SQL_NATIVE_EVENTS = `
  * catalogue/live-search-index.ts: one per process, brought up to date before each search), the service's
  * choice of candidates, and the service's own statements reading them (no shorter hand-written statement
  * reads what they read), named and planned once per connection without their values, as the service's search
- * pools run them: the baseline measures what the service adds around the index's and the database's work.
+ * pools run them (in the positional form the repositories send: src/db/knex.ts NamedStatement): the baseline
+ * measures what the service adds around the index's and the database's work.
  */
-const knexPg = knexFactory({ client: 'pg' });
-
-/**
- * `sql` with knex's named bindings turned into `$n` placeholders, and the values in their order; kept per
- * request (the benchmark repeats a few), so that the baseline's handler costs no more than a hand-written one.
- */
-const converted = new Map<string, { text: string; values: unknown[] }>();
-function positional(sql: string, bindings: Record<string, unknown>): { text: string; values: unknown[] } {
-  const key = `${sql}\u0000${JSON.stringify(bindings)}`;
-  let found = converted.get(key);
-  if (!found) {
-    const native = knexPg.raw(sql, bindings as never).toSQL().toNative();
-    found = { text: native.sql, values: [...native.bindings] };
-    converted.set(key, found);
-  }
-  return found;
-}
+const searchChanged = new NamedStatement('baseline_search_changed', `select ${CHANGED_SINCE} as changed`);
+const searchHits = new NamedStatement('baseline_search', SEARCH_SQL);
+const publicSearchHits = new NamedStatement('baseline_public_search', PUBLIC_SEARCH_SQL);
 
 export interface Baseline {
   app: Koa;
@@ -114,7 +101,7 @@ export function createBaseline(databaseUrl: string, index: LiveSearchIndex): Bas
   const publicSearch = new pg.Pool({ connectionString: databaseUrl, max: SEARCH_POOL_MAX, options: searchOptions('publicSearchDb') });
 
   const changedSince = async (since: string) =>
-    (await search.query({ name: 'baseline_search_changed', text: `select ${CHANGED_SINCE.replaceAll(':q_since', '$1')} as changed`, values: [since] })).rows[0].changed as boolean;
+    (await search.query({ name: searchChanged.name, ...searchChanged.positional({ q_since: since }) })).rows[0].changed as boolean;
   const bindingsOf = (lists: Record<string, { ids: string[]; tiers: number[]; words: number[] }>, limit: number) => ({
     limit,
     ...Object.fromEntries(Object.entries(lists).flatMap(([name, list]) => [[`${name}_ids`, list.ids], [`${name}_tiers`, list.tiers], [`${name}_words`, list.words]])),
@@ -150,8 +137,8 @@ export function createBaseline(databaseUrl: string, index: LiveSearchIndex): Bas
       const results = await index.read(async (words, since) => {
         const candidates = searchCandidates(words, words.query(text), limit);
         if (Object.values(candidates).every((list) => list.ids.length === 0)) return { changed: await changedSince(since), value: [] };
-        const { text: sql, values } = positional(SEARCH_SQL, { ...bindingsOf(candidates, limit), q_since: since });
-        const { changed, hits } = (await search.query({ name: 'baseline_search', text: sql, values })).rows[0];
+        const statement = searchHits.positional({ ...bindingsOf(candidates, limit), q_since: since });
+        const { changed, hits } = (await search.query({ name: searchHits.name, ...statement })).rows[0];
         return { changed, value: hits };
       });
       return { query: text, results };
@@ -166,8 +153,8 @@ export function createBaseline(databaseUrl: string, index: LiveSearchIndex): Bas
         const lists = { events: best('event'), tags: best('tag'), profiles: best('profile') };
         const total = words.count(query, 'event', COUNT_CAP);
         if (Object.values(lists).every((list) => list.ids.length === 0)) return { changed: await changedSince(since), value: { events: [], tags: [], profiles: [], total } };
-        const { text: sql, values } = positional(PUBLIC_SEARCH_SQL, { ...bindingsOf(lists, limit), q_since: since });
-        const { changed, ...rows } = (await publicSearch.query({ name: 'baseline_public_search', text: sql, values })).rows[0];
+        const statement = publicSearchHits.positional({ ...bindingsOf(lists, limit), q_since: since });
+        const { changed, ...rows } = (await publicSearch.query({ name: publicSearchHits.name, ...statement })).rows[0];
         return { changed, value: { ...rows, total } };
       });
       const { events, tags, profiles, total } = found;

@@ -40,4 +40,13 @@ describe('NamedStatement', () => {
       ['select $1 as a, $2 as b', [6, 5]],
     ]);
   });
+
+  it('refuses a text with a question mark, which Knex would take for a placeholder when it runs it', async () => {
+    const statement = new NamedStatement('dots_test', `select data \\? 'key' from t where id = :id`);
+    await expect(statement.run(recorder().db, { id: 1 })).rejects.toThrow(/dots_test: a '\?' in its text/);
+  });
+
+  it('gives the driver the positional text and values without running them', () => {
+    expect(new NamedStatement('dots_test', 'select :b as b, :a as a').positional({ a: 1, b: 2 })).toEqual({ text: 'select $1 as b, $2 as a', values: [2, 1] });
+  });
 });

@@ -72,8 +72,17 @@ export class NamedStatement<Row = unknown> {
   ) {}
 
   async run(db: Queryable, bindings: Readonly<Record<string, unknown>>): Promise<{ rows: Row[] }> {
+    const { text, values } = this.positional(bindings);
+    return db.raw<{ rows: Row[] }>(text).options({ name: this.name, values });
+  }
+
+  /**
+   * The positional text and its values in order, as the driver takes them. A binding given as `undefined`
+   * is sent as NULL (Knex itself would refuse it).
+   */
+  positional(bindings: Readonly<Record<string, unknown>>): { text: string; values: unknown[] } {
     const { text, order } = this.#compile(bindings);
-    return db.raw<{ rows: Row[] }>(text).options({ name: this.name, values: order.map((key) => bindings[key]) });
+    return { text, values: order.map((key) => bindings[key]) };
   }
 
   /** The positional text, and which binding each `$n` takes; made again if the bindings' names change. */
@@ -83,6 +92,8 @@ export class NamedStatement<Row = unknown> {
     // Knex's own substitution places and numbers the bindings; each is given as a marker naming it.
     const markers = Object.fromEntries(Object.keys(bindings).map((key) => [key, { binding: key }]));
     const native = sqlWriter.raw(this.sql, markers).toSQL().toNative();
+    // Run again through Knex without bindings, the text must hold no `?` Knex would take for a placeholder.
+    if (native.sql.includes('?')) throw new Error(`statement ${this.name}: a '?' in its text would be taken for a placeholder`);
     const order = native.bindings.map((marker) => (marker as unknown as { binding: string }).binding);
     this.#compiled = { keys, text: native.sql, order };
     return this.#compiled;
