@@ -152,6 +152,7 @@ async function main(): Promise<number> {
     });
     const started = Date.now();
     service = await startService(config, createLogger(config.logLevel));
+    await service.ready;
     console.log(`contract tests: service at ${service.url} (embedded PostgreSQL in ${dataDir}, started in ${Date.now() - started} ms)`);
 
     const keyOf = (test: DreddTest) => {

@@ -5,7 +5,7 @@ import { createLogger, type Logger } from './logger.js';
 import { stopOnSignals } from './process/signals.js';
 import { startWorkers, type ListeningMessage } from './process/workers.js';
 import { clusterMetrics, serveMetrics } from './observability/metrics.js';
-import { prepareDatabase, startDatabase, startService } from './server.js';
+import { prepareDatabase, startDatabase, startService, type RunningService } from './server.js';
 import { apiKeyEncryptionKey } from './api-key-secrets.js';
 
 /**
@@ -21,9 +21,15 @@ function listeningLine(logger: Logger, url: string, extra: object = {}): void {
   logger.info({ url, docs: `${url}/docs`, ...extra }, 'Dots Exchange is listening');
 }
 
+/** Logged once readiness turns 200: the search index is loaded (see RunningService.ready). */
+function readyLine(logger: Logger, service: RunningService): void {
+  void service.ready.then(() => logger.info('ready: the search index is loaded'));
+}
+
 async function runAlone(config: Config, logger: Logger): Promise<void> {
   const service = await startService(config, logger);
   listeningLine(logger, service.url);
+  readyLine(logger, service);
   stopOnSignals(logger, () => service.stop());
 }
 
@@ -31,6 +37,7 @@ async function runWorker(config: Config, logger: Logger): Promise<void> {
   const service = await startService(config, logger, { databasePrepared: true, metricsByPrimary: true });
   logger.info({ url: service.url }, 'worker listening');
   process.send?.({ kind: 'listening', url: service.url } satisfies ListeningMessage);
+  readyLine(logger, service);
   stopOnSignals(logger, () => service.stop());
 }
 

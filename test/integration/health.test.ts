@@ -1,7 +1,11 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitOf, ProcessCluster } from '../support/processes.js';
-import { ApiClient, createTestDatabase, TestService } from '../support/service.js';
+import { loadConfig } from '../../src/config.js';
+import { createDb } from '../../src/db/knex.js';
+import { createLogger } from '../../src/logger.js';
+import { startService } from '../../src/server.js';
+import { ApiClient, createTestDatabase, TestService, UNLIMITED } from '../support/service.js';
 
 /** Sends the head of a POST now and its body when `finish` is called: a request in flight for as long as the test wants. */
 function slowRegister(url: string, email: string): { finish: () => void; response: Promise<{ status: number; body: string }> } {
@@ -52,7 +56,7 @@ describe('readiness during the drain after SIGTERM (a real process)', () => {
 
   it('answers 503 draining while an in-flight request still completes, then exits 0', async () => {
     const { process: started, api } = await cluster.start({ SHUTDOWN_DELAY_SECS: '3' });
-    expect((await api.get('/readyz')).status).toBe(200);
+    expect((await api.untilReady()).status).toBe(200);
     const inFlight = slowRegister(started.url, 'in-flight@example.com');
     // the request has reached the service (its head is parsed) before the signal
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -75,7 +79,7 @@ describe('readiness during the drain after SIGTERM (a real process)', () => {
 
   it('without a delay, the listener closes at once and a request in flight still completes', async () => {
     const { process: started, api } = await cluster.start();
-    expect((await api.get('/readyz')).status).toBe(200);
+    expect((await api.untilReady()).status).toBe(200);
     const inFlight = slowRegister(started.url, 'in-flight-2@example.com');
     await new Promise((resolve) => setTimeout(resolve, 200));
     started.child.kill('SIGTERM');
@@ -85,6 +89,33 @@ describe('readiness during the drain after SIGTERM (a real process)', () => {
     expect((await inFlight.response).status).toBe(201);
     expect(await exitOf(started.child)).toBe(0);
   }, 60_000);
+});
+
+describe('readiness while the search index loads', () => {
+  it('is 503 starting until the index has been read whole, then 200', async () => {
+    const databaseUrl = await createTestDatabase();
+    const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, SEED: 'none', ...UNLIMITED });
+    // Holds the index's first read (it reads the events) until released.
+    const blocker = createDb(databaseUrl, 1);
+    const held = blocker.transaction();
+    const tx = await held;
+    await tx.raw('lock table tags in access exclusive mode');
+    const service = await startService(config, createLogger(config.logLevel));
+    try {
+      const api = new ApiClient(service.url);
+      const starting = await api.get('/readyz');
+      expect(starting.status).toBe(503);
+      expect(starting.body).toEqual({ error: { code: 'unavailable', message: 'starting' } });
+      expect((await api.get('/livez')).status).toBe(200);
+      await tx.commit();
+      await service.ready;
+      expect((await api.get('/readyz')).status).toBe(200);
+    } finally {
+      await tx.rollback().catch(() => undefined);
+      await blocker.destroy();
+      await service.stop();
+    }
+  });
 });
 
 // The response checks of ApiClient also cover the 503 shape when the database is gone.

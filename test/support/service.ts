@@ -75,6 +75,17 @@ export class ApiClient {
   post = <T = any>(path: string, body?: unknown, options?: RequestOptions) => this.request<T>('POST', path, { ...options, body });
   delete = <T = any>(path: string, options?: RequestOptions) => this.request<T>('DELETE', path, options);
 
+  /** /readyz's answer once it is 200, or its last answer after `timeoutMs` (a process that has just started loads its search index first). */
+  async untilReady(timeoutMs = 10_000): Promise<ApiResponse> {
+    const deadline = Date.now() + timeoutMs;
+    let ready = await this.get('/readyz');
+    while (ready.status !== 200 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      ready = await this.get('/readyz');
+    }
+    return ready;
+  }
+
   /** The body of a GET that must answer 200. */
   async read(path: string, token?: string): Promise<any> {
     const response = await this.get(path, { token });
@@ -121,6 +132,7 @@ export class TestService extends ApiClient {
     databaseUrl ??= await createTestDatabase();
     const config: Config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, SEED: 'none', ...UNLIMITED, ...env });
     const service = await startService(config, createLogger(config.logLevel));
+    await service.ready;
     return new TestService(service, databaseUrl);
   }
 

@@ -25,6 +25,9 @@ export class LiveSearchIndex {
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private markLoaded!: () => void;
+  /** Resolves once the index has been read whole for the first time (a search waits for that until then). */
+  readonly loaded = new Promise<void>((resolve) => (this.markLoaded = resolve));
 
   constructor(
     private readonly db: Queryable,
@@ -96,6 +99,7 @@ export class LiveSearchIndex {
       const catalogue = await repo.readSearchCatalogue(this.db);
       this.index = SearchIndex.of(catalogue.items);
       this.snapshot = catalogue.snapshot;
+      this.markLoaded();
     } else {
       const changes = await repo.readSearchChanges(this.db, this.snapshot);
       if (changes.changed.length > 0) {
