@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SearchIndex, type SearchKind, type SearchSource, trigramsOf, wordsOf } from './search-index.js';
 
@@ -103,5 +104,43 @@ describe('SearchIndex', () => {
     const index = SearchIndex.of([source('tag', '1', 'bitcoin | bitcoin'), source('event', '1', 'bitcoin rally | btc 1')]);
     expect(idsOf(index, 'bitcoin', 'tag')).toEqual(['1:1']);
     expect(idsOf(index, 'rally', 'tag')).toEqual([]);
+  });
+});
+
+describe('SearchIndex.count', () => {
+  // Words with prefixes among them ("rate", "rates") and corrections ("bitcoin", "bitcon"), some far more
+  // common than others, so that counts both check the rarest word's items and AND bitmaps of common words.
+  const vocabulary = fc.constantFrom('rate', 'rate', 'rate', 'rates', 'rated', 'fed', 'fed', 'bitcoin', 'bitcoin', 'bitcon', 'price', 'prize', 'weekly', 'week', 'gold', 'x1', 'x2');
+  const text = fc.array(vocabulary, { minLength: 1, maxLength: 5 }).map((words) => words.join(' '));
+  const status = fc.constantFrom('ACTIVE', 'CLOSED');
+  const change = fc.oneof(
+    fc.record({ put: fc.integer({ min: 1, max: 400 }), text, status }),
+    fc.record({ remove: fc.integer({ min: 1, max: 400 }) }),
+    fc.record({ count: fc.array(vocabulary, { minLength: 1, maxLength: 2 }).map((words) => words.join(' ')), cap: fc.integer({ min: 1, max: 300 }), closedOnly: fc.boolean() }),
+  );
+
+  it('counts what checking every item against every query word counts, while items come, change and go', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ text, status }), { minLength: 50, maxLength: 400 }), fc.array(change, { minLength: 10, maxLength: 60 }), (initial, changes) => {
+        const items = new Map(initial.map((item, i) => [String(i + 1), item]));
+        const index = SearchIndex.of([...items].map(([id, item]) => source('event', id, item.text, { status: item.status })));
+        for (const step of changes) {
+          if ('put' in step) {
+            items.set(String(step.put), step);
+            index.put(source('event', String(step.put), step.text, { status: step.status }));
+          } else if ('remove' in step) {
+            items.delete(String(step.remove));
+            index.remove('event', String(step.remove));
+          } else {
+            const query = index.query(step.count);
+            const accepts = (words: Set<string>) => query.words.every((w) => [w.word, ...w.prefixes, ...w.typos].some((word) => words.has(word)));
+            const expected = [...items.values()].filter((item) => (!step.closedOnly || item.status === 'CLOSED') && accepts(new Set(wordsOf(item.text)))).length;
+            const filter = step.closedOnly ? (item: { status: string | null }) => item.status === 'CLOSED' : undefined;
+            expect(index.count(query, 'event', step.cap, filter)).toBe(Math.min(step.cap, expected));
+          }
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 });

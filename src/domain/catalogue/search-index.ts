@@ -1,5 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import type { SearchItemKind, SearchItemRow } from '../../db/repositories/search-index.js';
+import { clearBit, countCommon, orInto, Ordinals, setBits, withBit, wordsFor } from './item-sets.js';
 
 /**
  * The word index both searches read (`/api/search`, `/public-search`): every searchable item of the catalogue
@@ -26,7 +27,9 @@ import type { SearchItemKind, SearchItemRow } from '../../db/repositories/search
  * of its rarest word (with its prefixes, its corrections) in that order, checks the other words, and stops
  * when nothing further can rank better, or after SCAN_MAX items: a query never reads more than that many items
  * per kind and step, however large the catalogue. The words a query accepts are marked on their entries
- * before each evaluation (`mark`), so that checking an item reads its own words' marks only.
+ * before each evaluation (`mark`), so that checking an item reads its own words' marks only. Counting every
+ * match (`count`) of a query whose rarest word is common does not check items: it ANDs the bitmaps of the
+ * query's words (item-sets.ts); a word holding many items keeps its bitmap once a count has asked for it.
  */
 
 export type SearchKind = SearchItemKind;
@@ -48,6 +51,8 @@ export interface SearchItem {
   order: number;
   /** The last scan that visited the item (SearchIndex.scan). */
   scan: number;
+  /** Its bit in its kind's bitmaps (item-sets.ts), while it is in the index. */
+  ordinal: number;
   status: string | null;
   seriesId: string | null;
   tagIds: readonly string[];
@@ -76,6 +81,11 @@ export const TYPO_TWO_EDITS_FROM = 7;
 const TYPOS_KEPT = 10_000;
 /** Items read per kind and step of a query, at most. */
 export const SCAN_MAX = 20_000;
+/**
+ * Checking an item by its words costs about as much as ANDing this many 32-bit words of bitmaps: `count`
+ * checks the items of the rarest word while they cost less than ANDing every query word's bitmap.
+ */
+const ITEM_CHECK_COST = 16;
 
 const NOT_WORD = /[^0-9a-z\u00c0-\u1fff\u2c00-\u2dff\u3040-\ud7ff\uf900-\ufdff\ufe70-\ufeff\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\uff66-\uffdc\u{10000}-\u{10ffff}]+/gu;
 
@@ -123,6 +133,8 @@ export interface WordEntry {
   word: string;
   /** Items holding the word, per kind, in compareItems order. */
   byKind: Map<SearchKind, SearchItem[]>;
+  /** The same items as bitmaps, for the kinds a count asked for (SearchIndex.bitmapOf). */
+  bitmaps: Map<SearchKind, Int32Array> | undefined;
   count: number;
 }
 
@@ -173,6 +185,7 @@ export class SearchIndex {
   /** Items by their exact keys: one item, or several. */
   private readonly exactLower = new Map<string, SearchItem | SearchItem[]>();
   private readonly exactUpper = new Map<string, SearchItem | SearchItem[]>();
+  private readonly ordinals = new Map<SearchKind, Ordinals<SearchItem>>();
 
   /** An index of these items, built at once. */
   static of(sources: Iterable<SearchSource>): SearchIndex {
@@ -204,7 +217,12 @@ export class SearchIndex {
       const word = entry.word;
       const list = entry.byKind.get(kind)!;
       list.splice(positionOf(list, item), 1);
-      if (list.length === 0) entry.byKind.delete(kind);
+      const bitmap = entry.bitmaps?.get(kind);
+      if (bitmap) clearBit(bitmap, item.ordinal);
+      if (list.length === 0) {
+        entry.byKind.delete(kind);
+        entry.bitmaps?.delete(kind);
+      }
       if (--entry.count === 0) {
         this.entries.delete(word);
         this.freeIds.push(entry.id);
@@ -219,6 +237,13 @@ export class SearchIndex {
     }
     for (const key of item.exactLower) unkey(this.exactLower, key, item);
     for (const key of item.exactUpper) unkey(this.exactUpper, key, item);
+    this.ordinalsOf(kind).release(item.ordinal);
+  }
+
+  private ordinalsOf(kind: SearchKind): Ordinals<SearchItem> {
+    let ordinals = this.ordinals.get(kind);
+    if (!ordinals) this.ordinals.set(kind, (ordinals = new Ordinals()));
+    return ordinals;
   }
 
   private itemOf(source: SearchSource): SearchItem {
@@ -245,6 +270,7 @@ export class SearchIndex {
       active,
       order: words.length * 2 + (active ? 0 : 1),
       scan: 0,
+      ordinal: -1,
       status: source.status,
       seriesId: source.seriesId,
       tagIds: source.tagIds.length > 0 ? source.tagIds : NO_TAGS,
@@ -270,7 +296,7 @@ export class SearchIndex {
       }
       this.stamps[id] = 0;
       this.typos.clear();
-      entry = { id, word, byKind: new Map(), count: 0 };
+      entry = { id, word, byKind: new Map(), bitmaps: undefined, count: 0 };
       this.entries.set(word, entry);
       if (this.sorted) this.sorted.splice(upperBound(this.sorted, word), 0, word);
       for (const trigram of trigramsOf(word)) {
@@ -284,12 +310,15 @@ export class SearchIndex {
 
   private add(item: SearchItem, keepOrder: boolean): void {
     this.items.set(`${item.kind}:${item.id}`, item);
+    item.ordinal = this.ordinalsOf(item.kind).assign(item);
     for (const entry of item.words) {
       entry.count++;
       let list = entry.byKind.get(item.kind);
       if (!list) entry.byKind.set(item.kind, (list = []));
       if (keepOrder) list.splice(positionOf(list, item), 0, item);
       else list.push(item);
+      const bitmap = entry.bitmaps?.get(item.kind);
+      if (bitmap) entry.bitmaps!.set(item.kind, withBit(bitmap, item.ordinal));
     }
     for (const key of item.exactLower) addKey(this.exactLower, key, item);
     for (const key of item.exactUpper) addKey(this.exactUpper, key, item);
@@ -517,13 +546,52 @@ export class SearchIndex {
   /** How many items of `kind` passing `filter` match the query at any step, counted up to `cap`. */
   count(query: SearchQuery, kind: SearchKind, cap: number, filter: (item: SearchItem) => boolean = PASS_ALL): number {
     if (query.words.length === 0) return 0;
-    let counted = 0;
-    const stamp = this.mark(query, Step.Typo);
-    this.scan(this.rarest(query, kind, Step.Typo).lists, true, (item) => {
-      if (filter(item) && this.stepOf(item, query, stamp) >= 0) counted++;
-      return counted < cap;
-    });
-    return counted;
+    const rarest = this.rarest(query, kind, Step.Typo);
+    const ordinals = this.ordinalsOf(kind);
+    const words = wordsFor(ordinals.capacity);
+    if (rarest.size * ITEM_CHECK_COST <= words * query.words.length) {
+      let counted = 0;
+      const stamp = this.mark(query, Step.Typo);
+      this.scan(rarest.lists, true, (item) => {
+        if (filter(item) && this.stepOf(item, query, stamp) >= 0) counted++;
+        return counted < cap;
+      });
+      return counted;
+    }
+    // Items holding, for every query word, a word it accepts: the AND of each query word's items.
+    const each = query.words.map((w) => this.acceptedBitmap(w, kind, words));
+    return countCommon(each, cap, filter === PASS_ALL ? undefined : (ordinal) => filter(ordinals.at(ordinal)!));
+  }
+
+  /** The items of `kind` holding a word `w` accepts (at any step), as a bitmap of `words` 32-bit words (or a kept one). */
+  private acceptedBitmap(w: QueryWord, kind: SearchKind, words: number): Int32Array {
+    const lists: Array<{ entry: WordEntry; list: SearchItem[] }> = [];
+    for (const word of SearchIndex.accepted(w, Step.Typo)) {
+      const entry = this.entries.get(word);
+      const list = entry?.byKind.get(kind);
+      if (list) lists.push({ entry: entry!, list });
+    }
+    // A list at least as large as its bitmap (8 bytes an item, 4 a 32-bit word) is read as its bitmap, which
+    // is kept; a smaller one item by item.
+    const kept = ({ list }: { list: SearchItem[] }) => list.length * 2 >= words;
+    if (lists.length === 1 && kept(lists[0]!)) return this.bitmapOf(lists[0]!.entry, kind, lists[0]!.list);
+    const union = new Int32Array(words);
+    for (const found of lists) {
+      if (kept(found)) orInto(union, this.bitmapOf(found.entry, kind, found.list));
+      else setBits(union, found.list);
+    }
+    return union;
+  }
+
+  /** The bitmap of `list` (the items of `kind` holding `entry`'s word): made the first time it is asked for, then kept up to date. */
+  private bitmapOf(entry: WordEntry, kind: SearchKind, list: readonly SearchItem[]): Int32Array {
+    let bitmap = entry.bitmaps?.get(kind);
+    if (!bitmap) {
+      bitmap = new Int32Array(wordsFor(this.ordinalsOf(kind).capacity));
+      setBits(bitmap, list);
+      (entry.bitmaps ??= new Map()).set(kind, bitmap);
+    }
+    return bitmap;
   }
 }
 
