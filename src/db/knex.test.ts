@@ -1,18 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { NamedStatement, type Queryable } from './knex.js';
 
-/** A Queryable that answers each statement with what it was asked: the text and the options (name, values). */
-function recorder(): { db: Queryable; asked: Array<{ text: string; options: { name: string; values: unknown[] } }> } {
-  const asked: Array<{ text: string; options: { name: string; values: unknown[] } }> = [];
-  const db = {
-    raw: (text: string) => ({
-      options: (options: { name: string; values: unknown[] }) => {
-        asked.push({ text, options });
-        return Promise.resolve({ rows: [] });
-      },
-    }),
-  } as unknown as Queryable;
-  return { db, asked };
+type Asked = Array<{ text: string; options: { name: string; values: unknown[] } }>;
+
+/**
+ * A Queryable that answers each statement with nothing and records what it was asked (the text, the name and
+ * values): a transaction, run through Knex's raw, or a pool, whose connection's driver is given the statement.
+ */
+function recorder(kind: 'transaction' | 'pool' = 'pool'): { db: Queryable; asked: Asked; told: string[] } {
+  const asked: Asked = [];
+  const told: string[] = [];
+  const record = (text: string, options: { name: string; values: unknown[] }) => {
+    asked.push({ text, options });
+    return Promise.resolve({ rows: [] });
+  };
+  const db =
+    kind === 'transaction'
+      ? { isTransaction: true, raw: (text: string) => ({ options: (options: { name: string; values: unknown[] }) => record(text, options) }) }
+      : {
+          listenerCount: () => 1,
+          emit: (_event: string, query: { sql: string }) => told.push(query.sql),
+          client: {
+            acquireConnection: async () => ({ query: ({ text, name, values }: { text: string; name: string; values: unknown[] }) => record(text, { name, values }) }),
+            releaseConnection: async () => undefined,
+          },
+        };
+  return { db: db as unknown as Queryable, asked, told };
 }
 
 describe('NamedStatement', () => {
@@ -30,7 +43,7 @@ describe('NamedStatement', () => {
 
   it('keeps its text across runs, and makes it again when the bindings are named otherwise', async () => {
     const statement = new NamedStatement('dots_test', 'select :a as a, :b as b');
-    const { db, asked } = recorder();
+    const { db, asked } = recorder('transaction');
     await statement.run(db, { a: 1, b: 2 });
     await statement.run(db, { a: 3, b: 4 });
     await statement.run(db, { b: 5, a: 6 });
@@ -39,6 +52,13 @@ describe('NamedStatement', () => {
       ['select $1 as a, $2 as b', [3, 4]],
       ['select $1 as a, $2 as b', [6, 5]],
     ]);
+  });
+
+  it("tells the pool's query listeners of each statement it hands to a connection's driver", async () => {
+    const { db, asked, told } = recorder('pool');
+    await new NamedStatement('dots_test', 'select :a as a').run(db, { a: 1 });
+    expect(told).toEqual(['select $1 as a']);
+    expect(asked).toEqual([{ text: 'select $1 as a', options: { name: 'dots_test', values: [1] } }]);
   });
 
   it('refuses a text with a question mark, which Knex would take for a placeholder when it runs it', async () => {

@@ -22,7 +22,7 @@ describe('Ordinals', () => {
 
 describe('bitmaps', () => {
   it('grow when a bit beyond them is set, and clear bits in place', () => {
-    let bitmap = bitmapOf([3], 32);
+    let bitmap: Int32Array = bitmapOf([3], 32);
     expect(bitmap.length).toBe(1);
     bitmap = withBit(bitmap, 100);
     expect(bitmap.length).toBe(4);
