@@ -66,6 +66,18 @@ describe('SearchIndex', () => {
     expect(index.best(index.query('fed bitcoin'), 'event', 10)).toEqual([]);
   });
 
+  it('finds the prefixes and corrections of words that came or went after a query asked for them', () => {
+    const index = SearchIndex.of([source('event', '1', 'gold price | g 1')]);
+    expect(idsOf(index, 'gol', 'event')).toEqual(['1:3']);
+    expect(idsOf(index, 'goldn', 'event')).toEqual(['1:4']);
+    index.put(source('event', '2', 'golden | g 2'));
+    expect(idsOf(index, 'gol', 'event')).toEqual(['2:3', '1:3']); // fewer words first
+    expect(idsOf(index, 'goldn', 'event')).toEqual(['2:4', '1:4']);
+    index.remove('event', '1');
+    expect(idsOf(index, 'gol', 'event')).toEqual(['2:3']);
+    expect(idsOf(index, 'goldn', 'event')).toEqual(['2:4']);
+  });
+
   it('filters, and counts up to a cap', () => {
     const index = events();
     const query = index.query('fed');

@@ -77,8 +77,8 @@ export const PREFIX_WORDS = 20;
 export const TYPO_WORDS = 8;
 export const TYPO_MIN_LENGTH = 4;
 export const TYPO_TWO_EDITS_FROM = 7;
-/** Query words whose corrections are kept (see SearchIndex.typosOf), at most. */
-const TYPOS_KEPT = 10_000;
+/** Query words whose prefixes and corrections are kept (see SearchIndex.prefixesOf, typosOf), at most, each. */
+const WORD_LISTS_KEPT = 10_000;
 /** Items read per kind and step of a query, at most. */
 export const SCAN_MAX = 20_000;
 /**
@@ -180,7 +180,8 @@ export class SearchIndex {
   /** Every word of the index in code point order (for prefixes): made at the first query, then kept. */
   private sorted: string[] | undefined;
   private readonly trigrams = new Map<string, Set<string>>();
-  /** Each query word's corrections, as the words of the index are: forgotten whenever a word comes or goes. */
+  /** Each query word's prefixes and corrections, as the words of the index are: forgotten whenever a word comes or goes. */
+  private readonly prefixes = new Map<string, string[]>();
   private readonly typos = new Map<string, string[]>();
   /** Items by their exact keys: one item, or several. */
   private readonly exactLower = new Map<string, SearchItem | SearchItem[]>();
@@ -226,7 +227,7 @@ export class SearchIndex {
       if (--entry.count === 0) {
         this.entries.delete(word);
         this.freeIds.push(entry.id);
-        this.typos.clear();
+        this.forgetWordLists();
         if (this.sorted) this.sorted.splice(upperBound(this.sorted, word) - 1, 1);
         for (const trigram of trigramsOf(word)) {
           const words = this.trigrams.get(trigram)!;
@@ -295,7 +296,7 @@ export class SearchIndex {
         this.bits = grown(this.bits);
       }
       this.stamps[id] = 0;
-      this.typos.clear();
+      this.forgetWordLists();
       entry = { id, word, byKind: new Map(), bitmaps: undefined, count: 0 };
       this.entries.set(word, entry);
       if (this.sorted) this.sorted.splice(upperBound(this.sorted, word), 0, word);
@@ -335,6 +336,20 @@ export class SearchIndex {
 
   /** The first PREFIX_WORDS words of the index that begin with `word` (2 characters or more), in order. */
   prefixesOf(word: string): string[] {
+    return kept(this.prefixes, word, () => this.findPrefixes(word));
+  }
+
+  /** The TYPO_WORDS words nearest `word` within its edits (see the module comment), fewest edits first. */
+  typosOf(word: string): string[] {
+    return kept(this.typos, word, () => this.findTypos(word));
+  }
+
+  private forgetWordLists(): void {
+    this.prefixes.clear();
+    this.typos.clear();
+  }
+
+  private findPrefixes(word: string): string[] {
     if (lengthOf(word) < 2) return [];
     this.sorted ??= [...this.entries.keys()].sort(compareCodePoints);
     const found: string[] = [];
@@ -344,16 +359,6 @@ export class SearchIndex {
       found.push(candidate);
     }
     return found;
-  }
-
-  /** The TYPO_WORDS words nearest `word` within its edits (see the module comment), fewest edits first. */
-  typosOf(word: string): string[] {
-    let typos = this.typos.get(word);
-    if (!typos) {
-      if (this.typos.size >= TYPOS_KEPT) this.typos.clear();
-      this.typos.set(word, (typos = this.findTypos(word)));
-    }
-    return typos;
   }
 
   private findTypos(word: string): string[] {
@@ -396,18 +401,23 @@ export class SearchIndex {
       this.stamp = 1;
     }
     const stamp = this.stamp;
-    const set = (word: string, bit: number) => {
-      const entry = this.entries.get(word);
-      if (!entry) return;
-      if (this.stamps[entry.id] !== stamp) [this.stamps[entry.id], this.bits[entry.id]] = [stamp, 0];
-      this.bits[entry.id]! |= bit;
-    };
-    query.words.forEach((w, i) => {
-      set(w.word, 1 << i);
-      if (step >= Step.Prefix) for (const word of w.prefixes) set(word, 1 << (STEP_SHIFT + i));
-      if (step >= Step.Typo) for (const word of w.typos) set(word, 1 << (2 * STEP_SHIFT + i));
-    });
+    for (let i = 0; i < query.words.length; i++) {
+      const w = query.words[i]!;
+      this.markWord(w.word, 1 << i, stamp);
+      if (step >= Step.Prefix) for (const word of w.prefixes) this.markWord(word, 1 << (STEP_SHIFT + i), stamp);
+      if (step >= Step.Typo) for (const word of w.typos) this.markWord(word, 1 << (2 * STEP_SHIFT + i), stamp);
+    }
     return stamp;
+  }
+
+  private markWord(word: string, bit: number, stamp: number): void {
+    const entry = this.entries.get(word);
+    if (!entry) return;
+    if (this.stamps[entry.id] !== stamp) {
+      this.stamps[entry.id] = stamp;
+      this.bits[entry.id] = 0;
+    }
+    this.bits[entry.id]! |= bit;
   }
 
   /** The widest step at which each query word matches the item, or -1 when one does not (words marked by `stamp`). */
@@ -633,6 +643,16 @@ function upperBound(sorted: string[], word: string): number {
     else high = middle;
   }
   return low;
+}
+
+/** A query word's list kept in `lists`, found (and kept) if it is not; at WORD_LISTS_KEPT words the lists are forgotten first. */
+function kept(lists: Map<string, string[]>, word: string, find: () => string[]): string[] {
+  let list = lists.get(word);
+  if (!list) {
+    if (lists.size >= WORD_LISTS_KEPT) lists.clear();
+    lists.set(word, (list = find()));
+  }
+  return list;
 }
 
 function keyed(map: Map<string, SearchItem | SearchItem[]>, key: string): SearchItem[] {
