@@ -30,6 +30,11 @@ import { clearBit, countCommon, orInto, Ordinals, setBits, withBit, wordsFor } f
  * before each evaluation (`mark`), so that checking an item reads its own words' marks only. Counting every
  * match (`count`) of a query whose rarest word is common does not check items: it ANDs the bitmaps of the
  * query's words (item-sets.ts); a word holding many items keeps its bitmap once a count has asked for it.
+ *
+ * One class over the usual 400 lines on purpose: its structures (word entries with their per-kind lists and
+ * bitmaps, the sorted words, trigrams, exact keys, ordinals, marks, kept prefixes and corrections) must change
+ * together on every `put` and `remove`, and each query step reads several of them; the bitmap arithmetic,
+ * which needs none of them, is in item-sets.ts.
  */
 
 export type SearchKind = SearchItemKind;
