@@ -273,6 +273,7 @@ describe('CompiledValidator validates exactly as openapi-backend', () => {
     ['body malformed text', { method: 'PUT', path: '/items/3', headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"name":' }, 'putItem', false],
     ['body extra property', { method: 'PUT', path: '/items/3', headers: {}, body: { name: 'a', extra: 1 } }, 'putItem', false],
     ['malformed JSON query parameter', { method: 'GET', path: '/search', headers: {}, query: { filter: '{x', tags: 'a,b' } }, 'search', false],
+    ['JSON query parameter of an empty JSON string', { method: 'GET', path: '/search', headers: {}, query: { filter: '""' } }, 'search', false],
   ] as Array<[string, Request, string, boolean]>)('%s', (_name, request, operationId, valid) => {
     expect(compare(request, operationId).valid).toBe(valid);
   });

@@ -76,6 +76,8 @@ export class CompiledValidator extends OpenAPIValidator {
     let coerced = false;
     const validators = (this.getRequestValidatorsForOperation(operation.operationId as string) || []) as ValidateFunction[];
     const checks = this.checksOf(operation);
+    // The text of JSON query parameters, read before parsing: with `ownQuery` the parsed values replace it.
+    const rawQuery = checks.jsonQueryParams.length ? this.router.parseRequestQuery(req) : undefined;
     const { params, query, headers, cookies, requestBody } =
       this.router instanceof CompiledRouter ? this.router.parseParts(req, operation, checks.readsHeaders, ownQuery) : this.router.parseRequest(req, operation);
 
@@ -106,8 +108,7 @@ export class CompiledValidator extends OpenAPIValidator {
       }
     }
 
-    if (checks.jsonQueryParams.length) {
-      const rawQuery = this.router.parseRequestQuery(req);
+    if (rawQuery) {
       for (const param of checks.jsonQueryParams) {
         const rawValue = rawQuery[param.name];
         if (typeof rawValue !== 'string') continue;
