@@ -21,9 +21,11 @@ function listeningLine(logger: Logger, url: string, extra: object = {}): void {
   logger.info({ url, docs: `${url}/docs`, ...extra }, 'Dots Exchange is listening');
 }
 
-/** Logged once readiness turns 200: the search index is loaded (see RunningService.ready). */
+/** Logged once readiness turns 200 (see RunningService.ready); not when a stop began first. */
 function readyLine(logger: Logger, service: RunningService): void {
-  void service.ready.then(() => logger.info('ready: the search index is loaded'));
+  void service.ready.then(() => {
+    if (service.services.system.phase === 'ready') logger.info('ready: the search index is loaded');
+  });
 }
 
 async function runAlone(config: Config, logger: Logger): Promise<void> {

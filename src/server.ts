@@ -48,8 +48,9 @@ export interface RunningService {
   /** Where METRICS_PORT's listener serves them. */
   metricsUrl: string | undefined;
   /**
-   * Resolves once readiness answers 200 (unless a stop began first): when the search index has been read
-   * whole, since until then every search waits for it (seconds on a catalogue of 100,000 events).
+   * Resolves once the search index has been read whole (until then every search waits for it: seconds on a
+   * catalogue of 100,000 events, and readiness answers 503 `starting`); readiness then answers 200 unless a
+   * stop began first. Never resolves if the index is never read (the database refusing every attempt).
    */
   ready: Promise<void>;
   /** Stops accepting, closes the feed's connections, finishes in-flight requests, closes the pool, stops the embedded database. */

@@ -57,6 +57,9 @@ describe('readiness during the drain after SIGTERM (a real process)', () => {
   it('answers 503 draining while an in-flight request still completes, then exits 0', async () => {
     const { process: started, api } = await cluster.start({ SHUTDOWN_DELAY_SECS: '3' });
     expect((await api.untilReady()).status).toBe(200);
+    // the log says when readiness turned 200
+    for (let i = 0; i < 50 && !started.output().includes('ready: the search index is loaded'); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started.output()).toContain('"msg":"ready: the search index is loaded"');
     const inFlight = slowRegister(started.url, 'in-flight@example.com');
     // the request has reached the service (its head is parsed) before the signal
     await new Promise((resolve) => setTimeout(resolve, 200));
