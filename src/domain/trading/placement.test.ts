@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PlacementReads } from '../../db/repositories/trading.js';
 import { parsePlacement } from './input.js';
-import { planPlacements, placementRead, type PlacementRequest } from './placement.js';
+import { insertedRows, planPlacements, placementRead, type PlacementRequest } from './placement.js';
 import type { PlaceOrderInput } from './types.js';
 
 const NOW = new Date('2026-06-01T12:00:00Z');
@@ -46,19 +46,58 @@ describe('planPlacements', () => {
     expect(statuses(plan)).toEqual(['OPEN', 'OPEN']);
   });
 
-  it('starts a new statement where a placement meets an order placed earlier in the same one', () => {
+  it('writes placements that meet orders placed earlier in the batch in one statement, folding the fills into the inserted rows', () => {
     const items = [
-      request('A', { side: 'yes', price: '0.40', count: '1' }),
+      request('A', { side: 'yes', price: '0.40', count: '2' }),
       request('C', { side: 'yes', price: '0.10', count: '1' }),
       request('B', { side: 'no', price: '0.70', count: '1' }), // meets A's bid
       request('D', { side: 'yes', price: '0.20', count: '1' }),
+      request('E', { side: 'no', price: '0.70', count: '1' }), // meets what is left of A's bid
     ];
     const plan = planPlacements(items, reads(items));
-    expect(plan.writes.map((w) => w.orders.map((o) => o.account_id))).toEqual([['A', 'C'], ['B', 'D']]);
-    expect(statuses(plan)).toEqual(['OPEN', 'OPEN', 'FILLED', 'OPEN']);
-    // A's order is written as placed (OPEN); the fill of the second statement updates it.
-    expect(plan.writes[1]!.changes.makerFills.get(plan.writes[0]!.orders[0]!.id)).toBe(10_000n);
-    expect(plan.writes[0]!.resting.get(plan.writes[0]!.orders[0]!.id)).toBe(10_000n);
+    expect(plan.writes).toHaveLength(1);
+    const [write] = plan.writes;
+    // Each placement answers its order as it was once made.
+    expect(statuses(plan)).toEqual(['OPEN', 'OPEN', 'FILLED', 'OPEN', 'FILLED']);
+    expect(plan.outcomes.map((o) => ('placed' in o ? o.placed.status : undefined))).toEqual(['OPEN', 'OPEN', 'FILLED', 'OPEN', 'FILLED']);
+    const a = write!.orders[0]!.id;
+    expect(write!.changes.makerFills.get(a)).toBe(20_000n);
+    expect(write!.resting.get(a)).toBe(20_000n);
+    // The statement inserts A's order as the batch leaves it, and updates no order.
+    const rows = insertedRows(write!, write!.changes);
+    expect(rows.inserted[0]).toMatchObject({ id: a, remaining: '0', filled: '2', cancelled: '0', status: 'FILLED', cancel_reason: null });
+    expect(rows.inserted.slice(1).map((r) => r.status)).toEqual(['OPEN', 'FILLED', 'OPEN', 'FILLED']);
+    expect(rows.makerFills.size).toBe(0);
+    expect(rows.cancels).toEqual([]);
+    // The feed adds A's 2 as placed; its two trades take them off.
+    expect(rows.booked.get(a)).toBe(20_000n);
+  });
+
+  it('folds a self-trade cancel of an order placed earlier in the batch into its inserted row', () => {
+    const items = [
+      request('A', { side: 'yes', price: '0.40', count: '3' }),
+      request('B', { side: 'no', price: '0.70', count: '1' }), // fills 1 of A's 3
+      request('A', { side: 'no', price: '0.70', count: '1' }), // meets its own bid: cancelled by self-trade prevention
+    ];
+    const plan = planPlacements(items, reads(items));
+    expect(plan.writes).toHaveLength(1);
+    const rows = insertedRows(plan.writes[0]!, plan.writes[0]!.changes);
+    const a = plan.writes[0]!.orders[0]!.id;
+    expect(rows.inserted[0]).toMatchObject({ id: a, remaining: '0', filled: '1', cancelled: '2', status: 'CANCELLED', cancel_reason: 'self_trade' });
+    expect(rows.cancels).toEqual([]);
+    // Placed with 3 resting, 2 cancelled, 1 traded: the feed books 1, which the trade takes off.
+    expect(rows.booked.get(a)).toBe(10_000n);
+    // A's own NO buy then rests: nothing else is in the book.
+    expect(statuses(plan)).toEqual(['OPEN', 'FILLED', 'OPEN']);
+  });
+
+  it('leaves fills and cancels of orders the statement does not insert to updates', () => {
+    const resting = { id: 'r1', account_id: 'A', market_id: '7', side: 'yes' as const, action: 'buy' as const, price: '0.40', remaining: '2.0000', expiration_ts: null, sequence: '5' };
+    const items = [request('B', { side: 'no', price: '0.70', count: '1' })];
+    const plan = planPlacements(items, reads(items, { crossing: [resting], balances: ['A', 'B'].map((user_id) => ({ user_id, cash: '100', reserved: '0.80' })) }));
+    const rows = insertedRows(plan.writes[0]!, plan.writes[0]!.changes);
+    expect([...rows.makerFills]).toEqual([['r1', 10_000n]]);
+    expect(rows.inserted.map((r) => r.status)).toEqual(['FILLED']);
   });
 
   it('starts a new statement where a placement cancels (self-trade) an order the current one already fills', () => {

@@ -3,7 +3,7 @@ import type { PlacementRead, PlacementReads, TradingMarketRow } from '../../db/r
 import type { NewOrderRow } from '../../db/tables.js';
 import { conflict, DomainError, invalid, notFound } from '../errors.js';
 import { bookSideOf, OrderBook, yesPriceOf, type Order } from './book.js';
-import { Changeset, liveOrderOf, type LiveOrder } from './changes.js';
+import { Changeset, liveOrderOf, type CancelReason, type LiveOrder } from './changes.js';
 import { formatMoney, lotsOf, microOf, type Placement } from './input.js';
 import { formatLots, formatTicks, notionalMicroDots } from './money.js';
 import type { OrderStatus } from './types.js';
@@ -38,7 +38,8 @@ export interface PlacementWrite {
   readonly resting: Map<string, bigint>;
 }
 
-export type PlacementOutcome = { orderId: string; market: TradingMarketRow } | { error: DomainError };
+/** A placement made (`placed`: its order as it was once made, before later placements of the batch met it), or refused. */
+export type PlacementOutcome = { orderId: string; market: TradingMarketRow; placed: NewOrderRow } | { error: DomainError };
 
 export interface PlacementPlan {
   /** In the order they must be written. */
@@ -53,9 +54,10 @@ export interface PlacementPlan {
  * fills, reserves, resting orders and client_order_ids count), and one refused by a rule changes nothing
  * (every check comes before matching, and a match that is refused leaves the books untouched).
  *
- * Their writes go in as few statements as possible. A statement does not see its own writes, so a new one
- * starts where a placement meets an order that the current one inserts (placed earlier in the batch) or
- * cancels one that it already fills.
+ * Their writes go in as few statements as possible: usually one. A statement does not see its own writes, so
+ * what later placements do to an order it inserts (fills, a self-trade cancel) is written into the inserted
+ * row itself (insertedRows); a new statement starts only where a placement cancels a resting order that the
+ * current one already fills.
  *
  * Live orders already expired are cancelled, never matched ("expired" at the latest arrival of the batch).
  */
@@ -123,14 +125,14 @@ export function planPlacements(items: readonly PlacementRequest[], reads: Placem
       changes.release(taker, result.cancelledRemainder);
       if (result.restingRemainder > 0n) changes.rest({ ...taker, remaining: result.restingRemainder });
 
-      const meetsInserted = result.fills.some((fill) => write.resting.has(fill.maker.orderId));
-      const cancelsUpdated = result.selfTradeCancelled.some((own) => write.resting.has(own.id) || write.changes.makerFills.has(own.id));
-      if (meetsInserted || cancelsUpdated) {
+      // One statement cannot update a row twice: a resting order this write already fills and now cancels goes to the next.
+      if (result.selfTradeCancelled.some((own) => !write.resting.has(own.id) && write.changes.makerFills.has(own.id))) {
         write = { changes: new Changeset(), orders: [], resting: new Map() };
         writes.push(write);
       }
       write.changes.absorb(changes);
-      write.orders.push(newOrderRow(id, accountId, marketId, order, sequence, result));
+      const placed = newOrderRow(id, accountId, marketId, order, sequence, result);
+      write.orders.push(placed);
       write.resting.set(id, result.restingRemainder);
 
       for (const [account, delta] of changes.balances) cash.set(account, (cash.get(account) ?? 0n) + delta.cash);
@@ -139,13 +141,65 @@ export function planPlacements(items: readonly PlacementRequest[], reads: Placem
         sellable.set(key, (sellable.get(key) ?? 0n) + p.shares - p.reserved);
       }
       if (clientOrderKey !== undefined) taken.add(clientOrderKey);
-      return { orderId: id, market };
+      return { orderId: id, market, placed };
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       return { error };
     }
   });
   return { writes: writes.filter((w) => w.orders.length > 0 || w.changes.cancels.length > 0), outcomes };
+}
+
+/** The orders a statement inserts, and what it does to the other orders, once folded together (insertedRows). */
+export interface StatementOrders {
+  /** New orders as the statement leaves them: fills and cancels of later placements included. */
+  readonly inserted: NewOrderRow[];
+  /** Fills of orders the statement does not insert, lots by order id. */
+  readonly makerFills: ReadonlyMap<string, bigint>;
+  /** Cancels of orders the statement does not insert. */
+  readonly cancels: ReadonlyArray<{ id: string; reason: CancelReason }>;
+  /** Lots each new order adds to the book as the feed counts it: as placed, less what a later cancel took off (fills leave as trades). */
+  readonly booked: ReadonlyMap<string, bigint>;
+}
+
+/**
+ * A write's new orders as one statement must insert them. Its rows are the orders as placed; placements after
+ * them in the same write may fill them (as makers) or cancel them (self-trade prevention). A statement does
+ * not see its own writes, so those changes cannot be updates of the inserted rows: they are applied to the
+ * rows before insertion, and left out of the updates of existing orders.
+ */
+export function insertedRows(write: Pick<PlacementWrite, 'orders' | 'resting'>, changes: Pick<Changeset, 'makerFills' | 'cancels'>): StatementOrders {
+  const cancelOf = new Map(changes.cancels.map((c) => [c.id, c.reason]));
+  const booked = new Map(write.resting);
+  const inserted = write.orders.map((row): NewOrderRow => {
+    const fills = changes.makerFills.get(row.id) ?? 0n;
+    const reason = cancelOf.get(row.id);
+    if (fills === 0n && reason === undefined) return row;
+    let remaining = lotsOf(row.remaining) - fills;
+    let cancelled = lotsOf(row.cancelled);
+    let status: OrderStatus = remaining > 0n ? 'PARTIAL' : 'FILLED';
+    if (reason !== undefined) {
+      booked.set(row.id, (booked.get(row.id) ?? 0n) - remaining);
+      cancelled += remaining;
+      remaining = 0n;
+      status = 'CANCELLED';
+    }
+    return {
+      ...row,
+      remaining: formatLots(remaining),
+      filled: formatLots(lotsOf(row.filled) + fills),
+      cancelled: formatLots(cancelled),
+      status,
+      cancel_reason: reason ?? row.cancel_reason,
+    };
+  });
+  const own = new Set(write.orders.map((row) => row.id));
+  return {
+    inserted,
+    makerFills: new Map([...changes.makerFills].filter(([id]) => !own.has(id))),
+    cancels: changes.cancels.filter((c) => !own.has(c.id)),
+    booked,
+  };
 }
 
 const positionKey = (accountId: string, marketId: string, side: string) => `${accountId}|${marketId}|${side}`;

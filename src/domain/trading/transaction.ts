@@ -6,7 +6,7 @@ import type { FeedRecord } from '../feed/types.js';
 import type { CancelReason, Changeset } from './changes.js';
 import { microOf } from './input.js';
 import { formatLots, formatMicroDots, formatTicks, TICKS_PER_DOT } from './money.js';
-import type { PlacementWrite } from './placement.js';
+import { insertedRows, type PlacementWrite } from './placement.js';
 import type { EventRollups } from './rollups.js';
 
 /** What committed trading work did, told to an observer (metrics) once it has committed. */
@@ -84,9 +84,9 @@ export class TradingTransaction {
   /**
    * Writes a Changeset in one statement (repo.persistChanges): maker fills, cancels and decreases of resting
    * orders, trades and fills, positions, balances, the ledger and the markets' figures; and collects the
-   * feed's record of it (`placements`: the orders a placement inserts). The balances must have been locked
-   * (`balances`); a change that would leave one negative is a bug, reported as such (nothing is written).
-   * Returns the inserted orders as written.
+   * feed's record of it (`placements`: the orders a placement inserts, with what later placements of the same
+   * write did to them folded in: insertedRows). The balances must have been locked (`balances`); a change that
+   * would leave one negative is a bug, reported as such (nothing is written). Returns the inserted orders as written.
    */
   async persist(changes: Changeset, balances: LockedBalances, placements?: Pick<PlacementWrite, 'orders' | 'resting'>): Promise<InsertedOrder[]> {
     for (const [accountId, delta] of changes.balances) {
@@ -96,10 +96,11 @@ export class TradingTransaction {
         throw new Error(`account ${accountId} would go negative (cash ${before.cash}${delta.cash}, reserved ${before.reserved}${delta.reserved})`);
       }
     }
+    const orders = placements ? insertedRows(placements, changes) : { inserted: [], makerFills: changes.makerFills, cancels: changes.cancels, booked: new Map<string, bigint>() };
     const written = await repo.persistChanges(this.tx, {
-      orders: placements?.orders ?? [],
-      makerFills: [...changes.makerFills].map(([id, lots]) => ({ id, count: formatLots(lots) })),
-      cancels: changes.cancels,
+      orders: orders.inserted,
+      makerFills: [...orders.makerFills].map(([id, lots]) => ({ id, count: formatLots(lots) })),
+      cancels: orders.cancels,
       decreases: changes.decreases.map((d) => ({ id: d.id, remaining: formatLots(d.remaining) })),
       trades: changes.trades.map((t) => ({
         market_id: t.marketId,
@@ -151,7 +152,7 @@ export class TradingTransaction {
     const { tradeIds, fillIds, filled, figures } = written;
     const cancelled: BookRemoval[] = written.cancelled;
     const decreased: BookRemoval[] = written.decreased;
-    const placed: PlacedOrder[] = written.placed.map((row) => ({ row, resting: placements!.resting.get(row.id)! }));
+    const placed: PlacedOrder[] = written.placed.map((row) => ({ row, resting: orders.booked.get(row.id)! }));
     this.#outbox.push(...outboxEntries({ changes, tradeIds, fillIds, filled, cancelled, decreased, placed, figures }));
     for (const marketId of changes.markets.keys()) this.#markets.add(marketId);
     const tally = (this.#tally ??= { trades: 0, cancels: {} });

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { beginPlacements } from '../../../db/repositories/trading.js';
+import type { NewOrderRow } from '../../../db/tables.js';
 import { conflict, DomainError, invalid } from '../../errors.js';
 import { Batcher, type Outcome } from '../batcher.js';
 import { microOf, parsePlacement } from '../input.js';
@@ -7,6 +8,15 @@ import { placementRead, planPlacements, type PlacementRequest } from '../placeme
 import type { InsertedOrder, TradingTransactions } from '../transaction.js';
 import type { PlaceOrderInput, PlacementOutcome } from '../types.js';
 import { orderView, type OrderView } from '../views.js';
+
+/** The fields of an order row that later placements of its batch may change. */
+const stateOnceMade = (row: NewOrderRow) => ({
+  remaining: row.remaining,
+  filled: row.filled,
+  cancelled: row.cancelled,
+  status: row.status,
+  cancel_reason: row.cancel_reason,
+});
 
 const UNIQUE_VIOLATION = '23505';
 const CLIENT_ORDER_ID_INDEX = 'orders_account_client_order_id_unique';
@@ -113,7 +123,8 @@ export class OrderPlacement {
       return { outcomes: plan.outcomes, inserted };
     });
     this.transactions.activity?.placed(items.length, inserted.size, (performance.now() - started) / 1000);
-    // A new order's row as inserted is its state once placed (a later placement that meets it is written by a later statement).
-    return outcomes.map((o) => ('error' in o ? o : { value: orderView({ ...inserted.get(o.orderId)!, ticker: o.market.ticker }) }));
+    // Each placement answers its order as it was once placed: what later placements of the batch did to it
+    // (written into its inserted row) is theirs to tell.
+    return outcomes.map((o) => ('error' in o ? o : { value: orderView({ ...inserted.get(o.orderId)!, ...stateOnceMade(o.placed), ticker: o.market.ticker }) }));
   }
 }
