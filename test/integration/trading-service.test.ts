@@ -695,6 +695,43 @@ describe('placements on one market at once', () => {
     expect(placedIds.filter((id) => !recorded.has(id))).toEqual([]);
     await checkBooks();
   });
+  it('that meet or cancel orders placed earlier in their transaction: one write, those orders inserted as the transaction leaves them, each answered as once made', async () => {
+    const [m, other] = [await newMarket(), await newMarket()];
+    const [maker, taker] = await Promise.all([newAccount(), newAccount()]);
+    // The first placement runs alone; the four after it arrive meanwhile and share the next transaction.
+    const [, bid, take, own, cross] = await Promise.all([
+      place(maker, other.ticker, { side: 'yes', count: '1', price: '0.10' }),
+      place(maker, m.ticker, { side: 'yes', count: '5', price: '0.40' }),
+      place(taker, m.ticker, { side: 'no', count: '2', price: '0.70' }), // fills 2 of the bid just placed
+      place(maker, m.ticker, { side: 'yes', count: '1', price: '0.30' }),
+      place(maker, m.ticker, { side: 'no', count: '1', price: '0.80' }), // meets its own bids: both cancelled (self-trade)
+    ]);
+    // Each placement answers its order as it was once made.
+    expect([bid, take, own, cross].map((o) => [o.status, o.fill_count, o.remaining_count])).toEqual([
+      ['OPEN', '0', '5'],
+      ['FILLED', '2', '0'],
+      ['OPEN', '0', '1'],
+      ['OPEN', '0', '1'],
+    ]);
+    // The rows are what the transaction left: the bid filled 2, then both bids cancelled by the maker's own crossing order.
+    const rows = await api.db('orders').where({ market_id: m.id }).orderBy('sequence').select('id', 'status', 'filled', 'remaining', 'cancelled', 'cancel_reason');
+    expect(rows.map((r) => [r.id, r.status, Number(r.filled), Number(r.remaining), Number(r.cancelled), r.cancel_reason])).toEqual([
+      [bid.order_id, 'CANCELLED', 2, 0, 3, 'self_trade'],
+      [take.order_id, 'FILLED', 2, 0, 0, null],
+      [own.order_id, 'CANCELLED', 0, 0, 1, 'self_trade'],
+      [cross.order_id, 'OPEN', 0, 1, 0, null],
+    ]);
+    const inserted = await api.db.raw(`select count(distinct xmin::text)::int as transactions from orders where market_id = ?`, [m.id]);
+    expect(inserted.rows[0].transactions).toBe(1);
+    // One feed record for the market: its trade, each order as committed, and a book that only gained what rests.
+    const records = await api.db('feed_events').where({ market_id: m.id }).select('events');
+    expect(records).toHaveLength(1);
+    const events = typeof records[0].events === 'string' ? JSON.parse(records[0].events) : records[0].events;
+    expect(events.trades.map((t: { count: string; yes_price: string }) => [t.count, t.yes_price])).toEqual([['2', '0.40']]);
+    expect(events.orders.map((o: { id: string; status: string }) => [o.id, o.status])).toEqual(rows.map((r) => [r.id, r.status]));
+    expect(events.book).toEqual([{ side: 'no', price: '0.80', delta: '1' }]);
+    await checkBooks();
+  });
   it('are made again one by one when their shared transaction fails, so that only the failing one fails', async () => {
     const m = await newMarket();
     const [a, b] = await Promise.all([newAccount(), newAccount()]);
