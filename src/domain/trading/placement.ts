@@ -33,8 +33,9 @@ export function placementRead({ accountId, order }: PlacementRequest): Placement
 /** The writes of one statement (repo.persistChanges): the orders placed, and everything else they change. */
 export interface PlacementWrite {
   readonly changes: Changeset;
+  /** The new orders as each was once made (insertedRows folds in what later placements of the write did to them). */
   readonly orders: NewOrderRow[];
-  /** Lots each new order left resting, by order id. */
+  /** Lots each new order left resting once made, by order id. */
   readonly resting: Map<string, bigint>;
 }
 
