@@ -49,10 +49,13 @@ export const SQL_KEYSET = `
    order by e.id
    limit $1`;
 
-/** `/events/pagination?limit=N`: the page of `/events` and the matching events counted up to the offset scan window (10,000). */
+/**
+ * `/events/pagination?limit=N`: the page of `/events`, and the ACTIVE events up to the offset scan window (10,000),
+ * read from their counter (event_status_counts) as the service reads it for a filter of status alone.
+ */
 export const SQL_PAGINATION = `
   select c.total, p.*
-    from (select count(*)::int as total from (select 1 from events e where e.status = 'ACTIVE' limit 10000) x) c
+    from (select least(coalesce(sum(events), 0), 10000)::int as total from event_status_counts where status = 'ACTIVE') c
     left join (${SQL_EVENTS}) p on true`;
 
 /** `/api/events?with_nested_markets=true[&limit=N]`: every event newest first, each with its markets (oldest first). */

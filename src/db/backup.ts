@@ -19,7 +19,7 @@
  * runs the project's migrations up to exactly the backup's list, then loads every table in one transaction,
  * so that a failed restore leaves the database with no rows:
  * - The tables' own triggers are disabled (`ALTER TABLE ... DISABLE TRIGGER USER`, undone before the
- *   commit): the counters they keep (market_status_counts, tag_market_pairs, tag_active_event_counts) are
+ *   commit): the counters they keep (market_status_counts, event_status_counts, tag_market_pairs, tag_active_event_counts) are
  *   tables of the backup like any other, copied from the same snapshot, which the triggers would count a
  *   second time; the session-change NOTIFY triggers have nothing to announce in a database no process has
  *   read yet. The real-time feed's outbox (feed_events, feed_sequences) is restored as it was: each market's

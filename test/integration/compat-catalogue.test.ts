@@ -444,6 +444,38 @@ describe('GET /tags/{id} and /tags/slug/{slug}', () => {
   });
 });
 
+describe('GET /events/pagination totals', () => {
+  it('count the events a status filter keeps exactly, as events come, change status and go', async () => {
+    const total = async (query: string) => (await get(`/events/pagination?limit=1${query}`)).body.pagination.totalResults as number;
+    const direct = async (active: boolean) =>
+      Number((await api.db('events').where('status', active ? '=' : '<>', 'ACTIVE').count<{ count: string }[]>('* as count'))[0]!.count);
+    const expectTotals = async (what: string) => {
+      const [active, inactive] = [await direct(true), await direct(false)];
+      expect(await total(''), `${what}: default (ACTIVE)`).toBe(active);
+      expect(await total('&closed=false'), `${what}: closed=false`).toBe(active);
+      expect(await total('&active=false&closed=true'), `${what}: closed`).toBe(inactive);
+      expect(await total('&active=true&closed=true'), `${what}: contradictory`).toBe(0);
+    };
+    const event = (ticker: string, status: string) => ({
+      ticker, slug: ticker.toLowerCase(), series_id: ids.series.btc, title: ticker, status,
+      start_date: at('2026-02-01T00:00:00Z'), strike_date: at('2026-12-31T00:00:00Z'),
+    });
+    await expectTotals('fixture');
+    try {
+      await api.db('events').insert([event('PGT-1', 'ACTIVE'), event('PGT-2', 'ACTIVE'), event('PGT-3', 'CLOSED')]);
+      await expectTotals('after inserts');
+      await api.db('events').where({ ticker: 'PGT-1' }).update({ status: 'CLOSED' });
+      await api.db('events').where({ ticker: 'PGT-3' }).update({ status: 'RESOLVED' });
+      await expectTotals('after status changes');
+      await api.db('events').where({ ticker: 'PGT-2' }).delete();
+      await expectTotals('after a delete');
+    } finally {
+      await api.db('events').where('ticker', 'like', 'PGT-%').delete();
+    }
+    await expectTotals('after cleaning up');
+  });
+});
+
 describe('GET /public-search', () => {
   const search = (query: string, path = '/public-search') => get(`${path}?${query}`);
   const eventTickers = (body: { events: Array<{ ticker: string }> }) => body.events.map((e) => e.ticker);

@@ -47,6 +47,46 @@ describe('migrations', () => {
     expect(await migrateLatest(db)).toEqual(migrations.map((m) => m.name));
   });
 
+  it('keep the rows per status of markets and events equal to the tables through inserts, status changes, deletes and truncates', async () => {
+    const db = open(await emptyDatabase());
+    await migrateLatest(db);
+    const perStatus = async (table: string, column = 'n') =>
+      Object.fromEntries((await db.raw(`select status, ${column === 'n' ? 'count(*)' : column}::int as n from ${table} ${column === 'n' ? 'group by status' : `where ${column} <> 0`} order by status`)).rows.map((r: { status: string; n: number }) => [r.status, r.n]));
+    const expectCounted = async (what: string) => {
+      expect(await perStatus('event_status_counts', 'events'), `events ${what}`).toEqual(await perStatus('events'));
+      expect(await perStatus('market_status_counts', 'markets'), `markets ${what}`).toEqual(await perStatus('markets'));
+    };
+    const [category] = await db('categories').insert({ slug: 'sc', name: 'Status counts' }).returning('id');
+    const [series] = await db('series').insert({ ticker: 'SC', slug: 'sc', title: 'Status counts', category_id: category.id, frequency: 'daily' }).returning('id');
+    await db.raw(
+      `insert into events (ticker, slug, series_id, title, status, start_date, strike_date)
+       select 'SC-' || g, 'sc-' || g, ?, 'Event ' || g, (array['ACTIVE', 'CLOSED', 'RESOLVED'])[1 + g % 3], now(), now() + interval '1 day' from generate_series(1, 30) g`,
+      [series.id],
+    );
+    await db.raw(
+      `insert into markets (ticker, event_id, title, status, result)
+       select e.ticker || '-M', e.id, e.title, e.status, case when e.status = 'RESOLVED' then 'yes' end from events e`,
+    );
+    await expectCounted('after inserts');
+    await db('events').whereIn('ticker', ['SC-1', 'SC-2', 'SC-4']).update({ status: 'CLOSED' });
+    await db('events').where({ ticker: 'SC-5' }).update({ status: 'ACTIVE', title: 'Retitled' });
+    await db('markets').whereIn('ticker', ['SC-4-M', 'SC-8-M']).update({ status: 'RESOLVED', result: 'no' });
+    await db('events').where({ ticker: 'SC-7' }).update({ title: 'Title only' });
+    await expectCounted('after status changes');
+    await db('markets').where('ticker', 'like', 'SC-1%').delete();
+    await db('events').where('ticker', 'like', 'SC-1%').delete();
+    await expectCounted('after deletes');
+    // A transaction that rolls back changes no count.
+    await db.transaction(async (tx) => {
+      await tx('events').update({ status: 'RESOLVED' });
+      throw new Error('rolled back');
+    }).catch(() => undefined);
+    await expectCounted('after a rollback');
+    await db.raw('truncate events cascade');
+    await expectCounted('after a truncate');
+    expect(await perStatus('event_status_counts', 'events')).toEqual({});
+  });
+
   it('create every SQL function from its file, and again when the file changed since or the function is missing', async () => {
     const db = open(await emptyDatabase());
     await migrateLatest(db);

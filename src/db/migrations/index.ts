@@ -21,6 +21,7 @@ import * as m0020 from './0020_function_bodies_from_files.js';
 import * as m0021 from './0021_api_keys.js';
 import * as m0022 from './0022_feed_records_returned.js';
 import * as m0023 from './0023_search_changes.js';
+import * as m0024 from './0024_event_status_counts.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -49,4 +50,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0021_api_keys', migration: m0021 },
   { name: '0022_feed_records_returned', migration: m0022 },
   { name: '0023_search_changes', migration: m0023 },
+  { name: '0024_event_status_counts', migration: m0024 },
 ];

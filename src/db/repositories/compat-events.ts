@@ -159,6 +159,18 @@ function withSeries(db: Queryable, q: Knex.QueryBuilder, extra: Array<string | K
     );
 }
 
+/**
+ * The statuses a filter of nothing but `active` and `closed` keeps ('all': no filter at all); undefined when
+ * anything else filters (`live` too: it depends on the time).
+ */
+function statusesOnly(filter: EventFilter): 'all' | 'ACTIVE' | 'not ACTIVE' | undefined {
+  if (!Object.entries(filter).every(([key, value]) => value === undefined || key === 'active' || key === 'closed')) return undefined;
+  const active = filter.active === true || filter.closed === false;
+  const inactive = filter.closed === true;
+  if (active && inactive) return undefined;
+  return active ? 'ACTIVE' : inactive ? 'not ACTIVE' : 'all';
+}
+
 /** The filters that keep a list's page a default one: their conditions are written into its text. */
 const STATUS_FILTERS = new Set<string>(['active', 'closed', 'live']);
 
@@ -214,6 +226,15 @@ export async function listEndedEventsByOffset(db: Queryable, filter: EventFilter
 
 /** Matching events, counted up to `cap` (so the cost of the count is bounded). */
 export async function countEvents(pools: ReadPools, filter: EventFilter, cap: number): Promise<number> {
+  const statuses = statusesOnly(filter);
+  if (statuses !== undefined) {
+    // Filtered by status alone: read from event_status_counts (migration 0024, kept by triggers).
+    const counts = pools.db('event_status_counts').sum<Array<{ total: string | null }>>('events as total');
+    if (statuses === 'ACTIVE') counts.where('status', 'ACTIVE');
+    else if (statuses === 'not ACTIVE') counts.whereNot('status', 'ACTIVE');
+    const row = await counts.first();
+    return Math.min(Number(row?.total ?? 0), cap);
+  }
   const { db, name } = listStatement(pools, filter, 'count');
   const rows = filteredEvents(db, filter).select(db.raw('1')).limit(cap);
   const result = await named(db.from(rows.as('x')).count('* as count'), name);
