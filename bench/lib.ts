@@ -177,9 +177,10 @@ function ensureBuild(): Promise<void> {
 
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
-async function healthy(url: string): Promise<boolean> {
+/** Whether the service answers it is ready (/readyz: its database reachable, its search index read whole). */
+async function ready(url: string): Promise<boolean> {
   try {
-    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) });
+    const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) });
     await response.arrayBuffer();
     return response.status === 200;
   } catch {
@@ -191,7 +192,9 @@ async function healthy(url: string): Promise<boolean> {
  * The real service as deployed, `node dist/main.js` (built first if stale), in a process of its own on a free
  * port of 127.0.0.1, on `databaseUrl` with WEB_CONCURRENCY=`workers`, LOG_LEVEL=warn, SEED=none and `env`
  * (nothing else of this process's environment but PATH, so that it runs with the settings the bench names).
- * Resolves once /healthz answers 200 and, with several workers, new connections reach every one of them.
+ * Resolves once /readyz answers 200 (as a load balancer would wait: on a large catalogue, reading the search
+ * index takes each worker several seconds, during which its requests wait) and, with several workers, new
+ * connections reach every one of them, each ready.
  */
 export async function startServiceProcess(options: { databaseUrl: string; workers: number; env?: Record<string, string> }): Promise<ServiceProcess> {
   await ensureBuild();
@@ -263,15 +266,15 @@ async function spawnService(options: { databaseUrl: string; workers: number; env
     })());
 
   const started = Date.now();
-  while (!(await healthy(url))) {
-    if (exited(child)) throw new Error(`${what} exited with ${child.exitCode ?? child.signalCode} before /healthz answered:\n${output.slice(-2_000)}`);
+  while (!(await ready(url))) {
+    if (exited(child)) throw new Error(`${what} exited with ${child.exitCode ?? child.signalCode} before /readyz answered:\n${output.slice(-2_000)}`);
     if (Date.now() - started > START_DEADLINE_MS) {
       await stop().catch(() => {});
-      throw new Error(`${what}: /healthz did not answer 200 within ${START_DEADLINE_MS / 1000} s:\n${output.slice(-2_000)}`);
+      throw new Error(`${what}: /readyz did not answer 200 within ${START_DEADLINE_MS / 1000} s:\n${output.slice(-2_000)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  // /healthz answers as soon as one worker listens: wait until connections reach every worker.
+  // /readyz answers as soon as one worker is ready: wait until connections reach every worker, each ready.
   while (options.workers > 1 && !(await everyWorkerServes(url, child.pid!, options.workers))) {
     if (exited(child) || Date.now() - started > START_DEADLINE_MS) {
       await stop().catch(() => {});
@@ -330,7 +333,7 @@ export function connectionsPerProcess(pids: number[], port: number): Map<number,
 
 /**
  * Whether new connections reach each of the `workers` HTTP workers (round-robin from the primary): opens two
- * per worker, each answering /healthz, and looks which processes hold them. True where /proc is missing.
+ * per worker, each answering /readyz 200, and looks which processes hold them. True where /proc is missing.
  */
 async function everyWorkerServes(url: string, primary: number, workers: number): Promise<boolean> {
   const agents = Array.from({ length: 2 * workers }, () => new http.Agent({ keepAlive: true, maxSockets: 1 }));
@@ -339,7 +342,7 @@ async function everyWorkerServes(url: string, primary: number, workers: number):
       agents.map(
         (agent) =>
           new Promise<boolean>((resolve) => {
-            const request = http.get(`${url}/healthz`, { agent }, (response) => {
+            const request = http.get(`${url}/readyz`, { agent }, (response) => {
               response.resume();
               response.on('end', () => resolve(response.statusCode === 200));
               response.on('error', () => resolve(false));
