@@ -425,6 +425,8 @@ async function main(): Promise<void> {
     const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database.url, SEED: 'none', LOG_LEVEL: logLevel, RATE_LIMITS: 'off' });
     const service = await startService(config, createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: true })));
     cleanups.push(() => service.stop());
+    // Measured once ready, as a load balancer would send it traffic: its search index read whole.
+    await service.ready;
 
     const ceilingApp = new Koa();
     ceilingApp.use((ctx) => {

@@ -198,18 +198,19 @@ function startServiceProcess(env: Record<string, string>): ChildProcess {
   return child;
 }
 
-async function waitHealthy(port: number, child: ChildProcess): Promise<void> {
+/** Until /readyz answers 200 (the service's search index read), as a load balancer would wait. */
+async function waitReady(port: number, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
     try {
-      if ((await request(port, 'GET', '/healthz')).status === 200) return;
+      if ((await request(port, 'GET', '/readyz')).status === 200) return;
     } catch {
       // not listening yet
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error('the service did not become healthy');
+  throw new Error('the service did not become ready');
 }
 
 const percentile = (sorted: Float64Array, p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
@@ -246,7 +247,7 @@ async function main(): Promise<void> {
   });
   const workers: Subscribers[] = [];
   try {
-    await waitHealthy(port, child);
+    await waitReady(port, child);
     const pid = child.pid!;
     const adminToken = (await must(port, 'POST', '/api/auth/login', ADMIN)).token as string;
     const series = `BWS${suffix}`;
