@@ -93,10 +93,12 @@ describe('planPlacements', () => {
 
   it('leaves fills and cancels of orders the statement does not insert to updates', () => {
     const resting = { id: 'r1', account_id: 'A', market_id: '7', side: 'yes' as const, action: 'buy' as const, price: '0.40', remaining: '2.0000', expiration_ts: null, sequence: '5' };
+    const expired = { ...resting, id: 'r0', price: '0.45', expiration_ts: new Date(NOW.getTime() - 1000), sequence: '4' };
     const items = [request('B', { side: 'no', price: '0.70', count: '1' })];
-    const plan = planPlacements(items, reads(items, { crossing: [resting], balances: ['A', 'B'].map((user_id) => ({ user_id, cash: '100', reserved: '0.80' })) }));
+    const plan = planPlacements(items, reads(items, { crossing: [expired, resting], balances: ['A', 'B'].map((user_id) => ({ user_id, cash: '100', reserved: '1.70' })) }));
     const rows = insertedRows(plan.writes[0]!, plan.writes[0]!.changes);
     expect([...rows.makerFills]).toEqual([['r1', 10_000n]]);
+    expect(rows.cancels).toEqual([{ id: 'r0', reason: 'expired' }]);
     expect(rows.inserted.map((r) => r.status)).toEqual(['FILLED']);
   });
 
