@@ -50,7 +50,8 @@
  * PostgreSQL's CPU time per request (embedded only; both from /proc), the machine's CPU use, the SQL
  * statements one request runs (BEGIN and COMMIT included), and for (a) and (b) what the service's database
  * connections were doing (pg_stat_activity sampled every 25 ms: waiting for a lock, in a transaction waiting
- * for the service's next statement, executing, idle). Targets (exit code 1 when one is missed): one
+ * for the service's next statement, executing, with the share of each trading statement in the executing
+ * samples, idle). Targets (exit code 1 when one is missed): one
  * market >= 400 placements/s, 16 markets >= 1,200/s, p99 < 100 ms on both, batch cancel of 1,000 p50 < 250 ms,
  * signed placements (f) >= 85% of the rate of (b), no failed request. BENCH_STATEMENTS=1 also lists the statements of a resting placement, a crossing one and
  * a batch cancel. BENCH_METRICS=1 runs the service with metrics on (METRICS_PORT) and, at the end, checks that
@@ -67,6 +68,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { isAlive, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { createLogger } from '../src/logger.js';
+import { PERSIST_CHANGES } from '../src/db/repositories/trading-statements.js';
 import { startService, type RunningService } from '../src/server.js';
 import { processesCpu, reportTargets, startServiceProcess, type ServiceProcess } from './lib.js';
 
@@ -386,31 +388,46 @@ async function sample(postmasterPid: number | undefined, serverCpu: () => Promis
 }
 
 /**
+ * Trading's statements, as pg_stat_activity shows their text: the executing samples are told apart by these,
+ * so that a row says where PostgreSQL's time goes (the rest: "other").
+ */
+const STATEMENT_KINDS: ReadonlyArray<readonly [string, (query: string) => boolean]> = [
+  ['the write statement', (query) => query.startsWith(PERSIST_CHANGES.slice(0, 200))],
+  ['placements_begin', (query) => query.includes('placements_begin(')],
+  ['feed_append_records', (query) => query.includes('feed_append_records(')],
+  ['COMMIT', (query) => /^\s*commit\b/i.test(query)],
+];
+
+/**
  * What the service's pooled connections are doing, sampled every 25 ms from pg_stat_activity on a side
  * connection: waiting for a lock, in a transaction waiting for the service's next statement, executing
- * (WAL flushes included), idle in the pool. Averages over the samples; `stop` ends the sampling.
+ * (WAL flushes included), idle in the pool; and which statements the executing samples ran. Averages over
+ * the samples; `stop` ends the sampling.
  */
 async function sampleActivity(url: string): Promise<{ stop(): Promise<string> }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const totals = { lock: 0, inTransaction: 0, executing: 0, idle: 0 };
+  const executed = new Map<string, number>();
   let samples = 0;
   let running = true;
   const loop = (async () => {
     while (running) {
       const { rows } = await client.query(
-        `select count(*) filter (where wait_event_type = 'Lock')::int as lock,
-                count(*) filter (where state like 'idle in transaction%')::int as in_transaction,
-                count(*) filter (where state = 'active' and wait_event_type is distinct from 'Lock')::int as executing,
-                count(*) filter (where state = 'idle')::int as idle
+        `select state, wait_event_type, query
            from pg_stat_activity
           where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`,
       );
-      const r = rows[0];
-      totals.lock += r.lock;
-      totals.inTransaction += r.in_transaction;
-      totals.executing += r.executing;
-      totals.idle += r.idle;
+      for (const { state, wait_event_type: waitType, query } of rows as Array<{ state: string | null; wait_event_type: string | null; query: string }>) {
+        if (waitType === 'Lock') totals.lock += 1;
+        else if (state === 'idle') totals.idle += 1;
+        else if (state?.startsWith('idle in transaction')) totals.inTransaction += 1;
+        else if (state === 'active') {
+          totals.executing += 1;
+          const kind = STATEMENT_KINDS.find(([, test]) => test(query))?.[0] ?? 'other';
+          executed.set(kind, (executed.get(kind) ?? 0) + 1);
+        }
+      }
       samples += 1;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
@@ -421,9 +438,10 @@ async function sampleActivity(url: string): Promise<{ stop(): Promise<string> }>
       await loop.catch(() => {});
       await client.end().catch(() => {});
       const avg = (n: number) => (n / Math.max(1, samples)).toFixed(1);
+      const split = [...executed].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${kind} ${((n / Math.max(1, totals.executing)) * 100).toFixed(0)}%`);
       return (
         `service's connections on average: ${avg(totals.lock)} waiting for a lock, ${avg(totals.inTransaction)} in a transaction waiting for ` +
-        `the service's next statement, ${avg(totals.executing)} executing, ${avg(totals.idle)} idle (pool or feed listener)`
+        `the service's next statement, ${avg(totals.executing)} executing (${split.join(', ') || 'nothing sampled'}), ${avg(totals.idle)} idle (pool or feed listener)`
       );
     },
   };
