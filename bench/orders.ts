@@ -54,7 +54,7 @@
  * samples, idle). Targets (exit code 1 when one is missed): one
  * market >= 400 placements/s, 16 markets >= 1,200/s, p99 < 100 ms on both, batch cancel of 1,000 p50 < 250 ms,
  * signed placements (f) >= 85% of the rate of (b), no failed request. BENCH_STATEMENTS=1 also lists the statements of a resting placement, a crossing one and
- * a batch cancel. BENCH_METRICS=1 runs the service with metrics on (METRICS_PORT) and, at the end, checks that
+ * a batch cancel, each with when it was sent and how long it took to answer. BENCH_METRICS=1 runs the service with metrics on (METRICS_PORT) and, at the end, checks that
  * its placement and trade counters equal the orders and trades in the (fresh) database.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -513,15 +513,38 @@ async function eachLimited<T, R>(items: T[], limit: number, work: (item: T, inde
   return out;
 }
 
-/** The SQL statements the service runs while `work` runs (knex's query events: BEGIN and COMMIT included). */
-async function captureStatements<T>(service: RunningService, work: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
-  const statements: string[] = [];
-  const listener = (data: { sql: string }) => statements.push(data.sql.replace(/\s+/g, ' ').trim());
-  service.db.on('query', listener);
+/** A statement the service sent: when (ms after the work began) and, when Knex ran it, how long until its answer. */
+interface CapturedStatement {
+  sql: string;
+  atMs: number;
+  ms?: number;
+}
+
+/**
+ * The SQL statements the service runs while `work` runs (knex's query events: BEGIN and COMMIT included). A
+ * statement sent to the driver directly (a named statement on a pool) has no answer event, so no duration.
+ */
+async function captureStatements<T>(service: RunningService, work: () => Promise<T>): Promise<{ result: T; statements: CapturedStatement[] }> {
+  const statements: CapturedStatement[] = [];
+  const running = new Map<string, CapturedStatement>();
+  const started = performance.now();
+  type QueryEvent = { sql: string; __knexQueryUid?: string };
+  const sent = (data: QueryEvent) => {
+    const statement: CapturedStatement = { sql: data.sql.replace(/\s+/g, ' ').trim(), atMs: performance.now() - started };
+    statements.push(statement);
+    if (data.__knexQueryUid) running.set(data.__knexQueryUid, statement);
+  };
+  const answered = (_response: unknown, data: QueryEvent) => {
+    const statement = data.__knexQueryUid ? running.get(data.__knexQueryUid) : undefined;
+    if (statement) statement.ms = performance.now() - started - statement.atMs;
+  };
+  service.db.on('query', sent);
+  service.db.on('query-response', answered);
   try {
     return { result: await work(), statements };
   } finally {
-    service.db.removeListener('query', listener);
+    service.db.removeListener('query', sent);
+    service.db.removeListener('query-response', answered);
   }
 }
 
@@ -808,7 +831,8 @@ async function main(): Promise<void> {
     if (!restingOnce || !crossingOnce) throw new Error('no placement captured');
     const placementStatements = `${restingOnce.statements.length}/${crossingOnce.statements.length}`;
     /** Statements from BEGIN to COMMIT, both included (a placement holds its market's lock from the first after BEGIN). */
-    const inTransaction = (statements: string[]) => statements.findIndex((s) => /^commit/i.test(s)) - statements.findIndex((s) => /^begin/i.test(s)) + 1;
+    const inTransaction = (statements: CapturedStatement[]) =>
+      statements.findIndex((s) => /^commit/i.test(s.sql)) - statements.findIndex((s) => /^begin/i.test(s.sql)) + 1;
 
     const setupSeconds = (performance.now() - started) / 1000;
     log(`setup ${setupSeconds.toFixed(1)} s; measuring (${WARMUP} s warm-up + ${DURATION} s per row)`);
@@ -864,7 +888,7 @@ async function main(): Promise<void> {
     const cancelTimes: number[] = [];
     let cancelFailed = 0;
     /** The fewest statements a cancel ran (the background sweeps may add one meanwhile). */
-    let cancelStatements: string[] | undefined;
+    let cancelStatements: CapturedStatement[] | undefined;
     const restingPrices = Array.from({ length: 30 }, (_, i) => ((i + 1) / 100).toFixed(2));
     const batchCycles = Array.from({ length: CONNECTIONS }, (_, k) =>
       restingPrices.map((_, i) => place(batchToken, { ticker: batchMarket, side: 'yes', action: 'buy', count: '1', price: restingPrices[(k + i) % restingPrices.length] })),
@@ -961,14 +985,16 @@ async function main(): Promise<void> {
     await facts.end();
 
     if (process.env.BENCH_STATEMENTS === '1') {
-      const lists: Array<[string, string[]]> = [
+      const lists: Array<[string, CapturedStatement[]]> = [
         ['resting placement', restingOnce.statements],
         ['crossing placement', crossingOnce.statements],
         [`batch cancel of ${BATCH}`, cancelStatements ?? []],
       ];
       for (const [what, statements] of lists) {
-        console.log(`\n--- ${what}: ${statements.length} statements`);
-        for (const s of statements) console.log(`  ${s.slice(0, 400)}`);
+        console.log(`\n--- ${what}: ${statements.length} statements (sent at ms after the request's work began; ms until answered)`);
+        for (const { sql, atMs, ms } of statements) {
+          console.log(`  ${atMs.toFixed(1).padStart(7)} ${(ms === undefined ? '' : `${ms.toFixed(1)} ms`).padStart(9)}  ${sql.slice(0, 400)}`);
+        }
       }
     }
 
