@@ -977,6 +977,7 @@ async function main(): Promise<void> {
       await facts.query(
         `select current_setting('server_version') as version, current_setting('fsync') as fsync,
                 current_setting('synchronous_commit') as synchronous_commit, current_setting('max_connections') as max_connections,
+                current_setting('shared_preload_libraries') as preloaded,
                 (select count(*)::int from orders) as orders, (select count(*)::int from trades) as trades,
                 (select count(*)::int from orders o join markets m on m.id = o.market_id where m.ticker = any($1)) as batch_orders`,
         [quoteMarkets],
@@ -1000,7 +1001,9 @@ async function main(): Promise<void> {
 
     console.log(
       `\norders benchmark: PostgreSQL ${settings.version}${process.env.BENCH_DATABASE_URL ? ' (BENCH_DATABASE_URL)' : ' (embedded)'} ` +
-        `(fsync ${settings.fsync}, synchronous_commit ${settings.synchronous_commit}); Node ${process.version}; service pool of 10 connections`,
+        `(fsync ${settings.fsync}, synchronous_commit ${settings.synchronous_commit}` +
+        // Extensions loaded into every backend (pg_stat_statements tracking nested statements, say) slow each statement.
+        `${settings.preloaded ? `; shared_preload_libraries ${settings.preloaded}` : ''}); Node ${process.version}; service pool of 10 connections`,
     );
     console.log(
       `${CONNECTIONS} clients on keep-alive connections (load client in a worker thread), ${DURATION} s per row after ${WARMUP} s warm-up; ` +
