@@ -391,8 +391,11 @@ async function sample(postmasterPid: number | undefined, serverCpu: () => Promis
  * Trading's statements, as pg_stat_activity shows their text: the executing samples are told apart by these,
  * so that a row says where PostgreSQL's time goes (the rest: "other").
  */
+/** The write statement's text up to its first binding, where the positional text the service sends still equals it. */
+const WRITE_STATEMENT_START = PERSIST_CHANGES.split(':')[0]!;
+
 const STATEMENT_KINDS: ReadonlyArray<readonly [string, (query: string) => boolean]> = [
-  ['the write statement', (query) => query.startsWith(PERSIST_CHANGES.slice(0, 200))],
+  ['the write statement', (query) => query.startsWith(WRITE_STATEMENT_START)],
   ['placements_begin', (query) => query.includes('placements_begin(')],
   ['feed_append_records', (query) => query.includes('feed_append_records(')],
   ['COMMIT', (query) => /^\s*commit\b/i.test(query)],
