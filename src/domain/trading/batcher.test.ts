@@ -79,6 +79,28 @@ describe('Batcher', () => {
     expect((await last).map((o) => ('error' in o ? String(o.error) : 'value'))).toEqual(Array(5).fill('Error: boom'));
   });
 
+  it('starts the next batch before handing out the outcomes of the one before, which follow on the next turn', async () => {
+    const { batcher, batches } = harness();
+    let heard = false;
+    const first = batcher.submit(1).then((value) => {
+      heard = true;
+      return value;
+    });
+    const second = batcher.submit(2);
+    batches[0]!.finish();
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    // The second batch runs; the first one's waiter has not heard yet.
+    expect(batches.map((b) => b.items)).toEqual([[1], [2]]);
+    expect(heard).toBe(false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(heard).toBe(true);
+    expect(await first).toBe('v1');
+    // The last batch, with none after it, hands its outcomes out at once.
+    batches[1]!.finish();
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    expect(await Promise.race([second, Promise.resolve('not yet')])).toBe('v2');
+  });
+
   it('settles an empty submission at once without running a batch', async () => {
     const { batcher, batches } = harness();
     expect(await batcher.submitTogether([])).toEqual([]);
