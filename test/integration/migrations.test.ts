@@ -96,7 +96,7 @@ describe('migrations', () => {
     const body = async (name: string) => (await db.raw('select prosrc from pg_proc where proname = ?', [name])).rows.map((r: { prosrc: string }) => r.prosrc);
 
     // A file changed since it was applied (here: the body, and the checksum recorded for an older file).
-    await db.raw(`create or replace function feed_append_records(p_market_ids bigint[], p_events text[], p_accounts text[]) returns json language sql as $$ select null::json $$`);
+    await db.raw(`create or replace function feed_append_records(p_market_ids bigint[], p_events json, p_accounts text[]) returns json language sql as $$ select null::json $$`);
     const unchanged = await migrateLatest(db);
     expect(await body('feed_append_records')).toEqual([' select null::json ']);
     await db('db_functions').where({ name: 'feed_append_records' }).update({ checksum: 'older' });

@@ -1,4 +1,5 @@
 -- Writes one real-time feed record per entry (a market may come more than once: its records are numbered in the order given),
+-- the entries' events given as one JSON array (an element per entry: no array-literal quoting of JSON text),
 -- incrementing each market's feed_sequences row, inside the caller's trading transaction, which holds the markets' locks.
 -- Every record of a call is written at one time, `written_at` (its created_at). Returns, for the records written (null when
 -- none was):
@@ -8,7 +9,7 @@
 --   other processes read);
 -- - seqs and tickers: each record's sequence number and market ticker, in the order given.
 -- A function rather than a statement sent each time: PL/pgSQL keeps its plan for the session.
-create or replace function feed_append_records(p_market_ids bigint[], p_events text[], p_accounts text[]) returns json
+create or replace function feed_append_records(p_market_ids bigint[], p_events json, p_accounts text[]) returns json
 language plpgsql as $$
 declare
   v_written_at timestamptz := clock_timestamp();
@@ -16,7 +17,7 @@ declare
 begin
   with input as (
     select v.market_id, v.events, v.accounts, v.ord, row_number() over (partition by v.market_id order by v.ord) as nth
-      from unnest(p_market_ids, p_events, p_accounts) with ordinality as v (market_id, events, accounts, ord)
+      from rows from (unnest(p_market_ids), json_array_elements(p_events), unnest(p_accounts)) with ordinality as v (market_id, events, accounts, ord)
   ), counts as (
     select input.market_id, count(*) as n from input group by input.market_id
   ), seqs as (
@@ -32,7 +33,7 @@ begin
       join markets m on m.id = i.market_id
   ), written as (
     insert into feed_events (market_id, seq, ticker, events, created_at)
-    select n.market_id, n.seq, n.ticker, n.events::json, v_written_at
+    select n.market_id, n.seq, n.ticker, n.events, v_written_at
       from numbered n
   )
   select case when count(*) > 0 then json_build_object(

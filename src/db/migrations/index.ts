@@ -22,6 +22,7 @@ import * as m0021 from './0021_api_keys.js';
 import * as m0022 from './0022_feed_records_returned.js';
 import * as m0023 from './0023_search_changes.js';
 import * as m0024 from './0024_event_status_counts.js';
+import * as m0025 from './0025_feed_events_as_one_document.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -51,4 +52,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0022_feed_records_returned', migration: m0022 },
   { name: '0023_search_changes', migration: m0023 },
   { name: '0024_event_status_counts', migration: m0024 },
+  { name: '0025_feed_events_as_one_document', migration: m0025 },
 ];

@@ -65,8 +65,8 @@ export async function appendFeedRecords<Events>(
   const texts = entries.map((e) => JSON.stringify(e.events));
   const result = await db
     .raw<{ rows: Array<{ written: { notification: string; written_at: string; seqs: number[]; tickers: string[] } | null }> }>(
-      'select feed_append_records(?::bigint[], ?::text[], ?::text[]) as written',
-      [entries.map((e) => e.marketId), texts, entries.map((e) => (e.accounts === '*' ? '*' : e.accounts.join('|')))],
+      'select feed_append_records(?::bigint[], ?::json, ?::text[]) as written',
+      [entries.map((e) => e.marketId), `[${texts.join(',')}]`, entries.map((e) => (e.accounts === '*' ? '*' : e.accounts.join('|')))],
     )
     .options({ name: 'dots_feed_append_records' });
   const written = result.rows[0]?.written;
