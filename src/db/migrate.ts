@@ -41,6 +41,11 @@ export async function migrateLatest(db: Knex, upTo?: number): Promise<string[]> 
   }
 }
 
+/** Undoes the newest migration applied (tests use it to prove a `down` restores what its `up` replaced). */
+export async function rollbackLatest(db: Knex): Promise<void> {
+  await db.migrate.down({ migrationSource: sourceOf() });
+}
+
 /** Undoes every migration, newest first (tests use it to prove each `down` works). */
 export async function rollbackAll(db: Knex): Promise<void> {
   await db.migrate.rollback({ migrationSource: sourceOf() }, true);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/knex.js';
-import { migrateLatest, rollbackAll } from '../../src/db/migrate.js';
+import { migrateLatest, rollbackAll, rollbackLatest } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { sqlFunctions } from '../../src/db/sql-functions.js';
 
@@ -45,6 +45,27 @@ describe('migrations', () => {
     const tables = await db.raw("select count(*)::int as n from information_schema.tables where table_schema = 'public' and table_name not like 'knex_%'");
     expect(tables.rows[0].n).toBe(0);
     expect(await migrateLatest(db)).toEqual(migrations.map((m) => m.name));
+  });
+
+  it('store feed records uncompressed, given to feed_append_records as one JSON array; undone, the previous function and storage return', async () => {
+    const db = open(await emptyDatabase());
+    await migrateLatest(db);
+    const state = async () => ({
+      storage: (await db.raw("select attstorage from pg_attribute where attrelid = 'feed_events'::regclass and attname = 'events'")).rows[0].attstorage,
+      signatures: (await db.raw("select pg_get_function_identity_arguments(oid) as args from pg_proc where proname = 'feed_append_records'")).rows.map(
+        (r: { args: string }) => r.args,
+      ),
+    });
+    const current = { storage: 'e', signatures: ['p_market_ids bigint[], p_events json, p_accounts text[]'] };
+    expect(await state()).toEqual(current);
+    // 0026, then 0025, undone.
+    await rollbackLatest(db);
+    expect((await state()).storage).toBe('x');
+    await rollbackLatest(db);
+    expect(await state()).toEqual({ storage: 'x', signatures: ['p_market_ids bigint[], p_events text[], p_accounts text[]'] });
+    // Applied again: the old function dropped, the current one made again from its file.
+    expect(await migrateLatest(db)).toEqual(['0025_feed_events_as_one_document', '0026_feed_events_uncompressed']);
+    expect(await state()).toEqual(current);
   });
 
   it('keep the rows per status of markets and events equal to the tables through inserts, status changes, deletes and truncates', async () => {
