@@ -18,8 +18,9 @@
  *    Each endpoint is measured in BENCH_ROUNDS rounds (default 3), a round being the service then its
  *    baseline, so that the two are compared round by round: on a small virtual machine the same code's
  *    requests/s moves by a third from one row to the next (and the first seconds after the service starts
- *    are often slower), which a single pair of rows would take for a difference between them. The endpoints: /events?limit=20, /events/keyset?limit=20 (first page), /events/keyset 20,000 rows
- *    deep (the cursor found by walking the next_cursor chain with limit=500 first), /events/pagination?limit=20,
+ *    are often slower), which a single pair of rows would take for a difference between them. The
+ *    endpoints: /events?limit=20, /events/keyset?limit=20 (first page), /events/keyset 20,000 rows deep
+ *    (the cursor found by walking the next_cursor chain with limit=500 first), /events/pagination?limit=20,
  *    /api/events?with_nested_markets=true, then each search (/api/search, /public-search) with q=WORD (default
  *    `price`, which occurs in generated titles), a miss (--miss, default `zqxjv`: a word in no item's text), a
  *    typo (--typo, default `bitcon`: no word starts with it, and it is one edit from a word) and three words
@@ -69,7 +70,7 @@ import { startService, type RunningService } from '../src/server.js';
 import { createBaseline, POOL_MAX, SEARCH_POOL_MAX, type Baseline } from './catalogue-baseline.js';
 import { prepareDatabase, type BenchDatabase } from './catalogue-db.js';
 import { startCpuShare } from './cpu-share.js';
-import { type AutocannonResult, autocannon, close, listen, processesCpu, reportTargets, startServiceProcess, type ServiceProcess } from './lib.js';
+import { type AutocannonResult, autocannon, close, listen, median, processesCpu, reportTargets, startServiceProcess, type ServiceProcess } from './lib.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -383,12 +384,6 @@ interface Figures {
   kbPerResponse: number;
   otherCores: number | undefined;
 }
-
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 /**
  * The measurements of one row taken in several rounds, as one: requests/s the mean of the rounds', p50 and

@@ -48,7 +48,7 @@ import type { ObservabilityConfig } from '../src/config.js';
 import { observedHttp } from '../src/observability/http.js';
 import { ServiceMetrics } from '../src/observability/metrics.js';
 import type { Services } from '../src/services.js';
-import { type AutocannonResult, autocannon, close, listen } from './lib.js';
+import { type AutocannonResult, autocannon, close, listen, median } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -175,12 +175,6 @@ interface Row {
   shares: number[];
   share: number;
 }
-
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 function rowOf(name: string, rounds: Measured[], plain: Measured[]): Row {
   const shares = rounds.map((m, i) => m.result.requests.average / plain[i]!.result.requests.average);

@@ -34,6 +34,13 @@ export interface AutocannonResult {
 
 export const autocannon = createRequire(import.meta.url)('autocannon') as (options: Record<string, unknown>) => Promise<AutocannonResult>;
 
+/** The middle value (the mean of the two middle ones for an even count): how rows measured in rounds are compared. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 export async function listen(app: Koa): Promise<{ server: Server; url: string }> {
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
