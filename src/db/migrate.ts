@@ -41,9 +41,18 @@ export async function migrateLatest(db: Knex, upTo?: number): Promise<string[]> 
   }
 }
 
-/** Undoes the newest migration applied (tests use it to prove a `down` restores what its `up` replaced). */
-export async function rollbackLatest(db: Knex): Promise<void> {
-  await db.migrate.down({ migrationSource: sourceOf() });
+/**
+ * Undoes, newest first, every migration applied after `name`, which stays applied (tests use it to prove a
+ * `down` restores what its `up` replaced, whatever migrations come later).
+ */
+export async function rollbackTo(db: Knex, name: string): Promise<void> {
+  const config = { migrationSource: sourceOf() };
+  for (;;) {
+    const [completed] = (await db.migrate.list(config)) as [Array<{ name: string }>, unknown];
+    if (!completed.some((migration) => migration.name === name)) throw new Error(`migration ${name} is not applied`);
+    if (completed.at(-1)!.name === name) return;
+    await db.migrate.down(config);
+  }
 }
 
 /** Undoes every migration, newest first (tests use it to prove each `down` works). */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/knex.js';
-import { migrateLatest, rollbackAll, rollbackLatest } from '../../src/db/migrate.js';
+import { migrateLatest, rollbackAll, rollbackTo } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { sqlFunctions } from '../../src/db/sql-functions.js';
 
@@ -58,13 +58,15 @@ describe('migrations', () => {
     });
     const current = { storage: 'e', signatures: ['p_market_ids bigint[], p_events json, p_accounts text[]'] };
     expect(await state()).toEqual(current);
-    // 0026, then 0025, undone.
-    await rollbackLatest(db);
+    // 0026 (and any later migration), then 0025, undone.
+    await rollbackTo(db, '0025_feed_events_as_one_document');
     expect((await state()).storage).toBe('x');
-    await rollbackLatest(db);
+    await rollbackTo(db, '0024_event_status_counts');
     expect(await state()).toEqual({ storage: 'x', signatures: ['p_market_ids bigint[], p_events text[], p_accounts text[]'] });
     // Applied again: the old function dropped, the current one made again from its file.
-    expect(await migrateLatest(db)).toEqual(['0025_feed_events_as_one_document', '0026_feed_events_uncompressed']);
+    const undone = migrations.slice(migrations.findIndex((m) => m.name === '0024_event_status_counts') + 1).map((m) => m.name);
+    expect(await migrateLatest(db)).toEqual(undone);
+    expect(undone.slice(0, 2)).toEqual(['0025_feed_events_as_one_document', '0026_feed_events_uncompressed']);
     expect(await state()).toEqual(current);
   });
 
