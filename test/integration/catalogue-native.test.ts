@@ -112,10 +112,12 @@ async function insertFixtures(): Promise<Fixture> {
 }
 
 let fixture: Fixture;
+/** When the generated catalogue was made (its series run from well before this to well after). */
+const GENERATED_AT = new Date('2026-11-22T12:00:00Z');
 
 beforeAll(async () => {
   api = await TestService.start();
-  await generateCatalogue(api.db, { events: 480, eventsPerSeries: 12, marketsPerEvent: 3, creatorIds: [], now: new Date('2026-11-22T12:00:00Z') });
+  await generateCatalogue(api.db, { events: 480, eventsPerSeries: 12, marketsPerEvent: 3, creatorIds: [], now: GENERATED_AT });
   fixture = await insertFixtures();
   await api.register({ username: 'ntrader', name: 'Native Trader' });
   await api.register({ username: 'nobodyname' });
@@ -164,6 +166,18 @@ describe('GET /api/events', () => {
       expect(event.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(event.strikeDate).toMatch(/Z$/);
     }
+  });
+
+  it('lists a generated catalogue as an exchange would: nothing created after it was made, though much opens later', async () => {
+    type Listed = { eventTicker?: string; ticker?: string; createdAt: string; strikeDate?: string };
+    const generated = (items: Listed[]) => items.filter((item) => (item.eventTicker ?? item.ticker)!.startsWith('KX'));
+    const events = generated((await api.get('/api/events?limit=100')).body.events);
+    const markets = generated((await api.get('/api/markets?limit=100')).body.markets);
+    expect(events.length).toBeGreaterThan(50);
+    expect(markets.length).toBeGreaterThan(50);
+    for (const item of [...events, ...markets]) expect(new Date(item.createdAt).getTime()).toBeLessThanOrEqual(GENERATED_AT.getTime());
+    // The newest listed include occurrences that open in the future.
+    expect(events.some((event) => new Date(event.strikeDate!) > GENERATED_AT)).toBe(true);
   });
 
   it('walks every event once, in order, across pages (ties on the creation time included)', async () => {

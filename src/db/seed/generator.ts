@@ -103,6 +103,9 @@ export async function generateCatalogue(db: Knex, options: GeneratorOptions): Pr
       const ticker = `${seriesRow.ticker}-${occurrence + 1}`;
       const markets = 1 + Math.floor(random() * (options.marketsPerEvent * 2 - 1));
       const extraTag = random() < 0.3 ? [pick(tagIds)] : [];
+      // Listed a day before it opens or, when that is still to come, shortly before `now` (a second apart in
+      // the order generated): nothing in the catalogue was created in the future.
+      const created = new Date(Math.min(start - 86_400_000, now - (options.events - e) * 1000));
       events.push({
         row: {
           ticker,
@@ -114,8 +117,8 @@ export async function generateCatalogue(db: Knex, options: GeneratorOptions): Pr
           creator_id: options.creatorIds.length > 0 ? pick(options.creatorIds) : null,
           start_date: new Date(start),
           strike_date: new Date(strike),
-          created_at: new Date(start - 86_400_000),
-          updated_at: new Date(start - 86_400_000),
+          created_at: created,
+          updated_at: created,
         },
         seriesIndex: s,
         markets,
