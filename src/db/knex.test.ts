@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NamedStatement, type Queryable } from './knex.js';
+import { arrayLiteral, NamedStatement, type Queryable } from './knex.js';
 
 type Asked = Array<{ text: string; options: { name: string; values: unknown[] } }>;
 
@@ -36,7 +36,7 @@ describe('NamedStatement', () => {
     expect(asked).toEqual([
       {
         text: 'select $1::int[] as a, x::text, $2 as b, $3 as again from t where t.id = any($4)',
-        options: { name: 'dots_test', values: [[1, 2], "it's", [1, 2], ['7', '8']] },
+        options: { name: 'dots_test', values: ['{1,2}', "it's", '{1,2}', '{7,8}'] },
       },
     ]);
   });
@@ -68,5 +68,29 @@ describe('NamedStatement', () => {
 
   it('gives the driver the positional text and values without running them', () => {
     expect(new NamedStatement('dots_test', 'select :b as b, :a as a').positional({ a: 1, b: 2 })).toEqual({ text: 'select $1 as b, $2 as a', values: [2, 1] });
+  });
+});
+
+describe('arrayLiteral', () => {
+  it('writes ids, numbers, booleans and nulls as they are', () => {
+    expect(arrayLiteral(['7', '8'])).toBe('{7,8}');
+    expect(arrayLiteral([1, -2.5, 10n, true, false, null, undefined])).toBe('{1,-2.5,10,true,false,NULL,NULL}');
+    expect(arrayLiteral(['0.45', '2026-11-27T12:00:00.000Z', 'c0ffee00-0000-4000-8000-000000000001', 'snake_case'])).toBe(
+      '{0.45,2026-11-27T12:00:00.000Z,c0ffee00-0000-4000-8000-000000000001,snake_case}',
+    );
+    expect(arrayLiteral([])).toBe('{}');
+  });
+
+  it('quotes and escapes what would otherwise be read as something else', () => {
+    expect(arrayLiteral(['', ' x', 'a,b', '{a}', 'say "hi"', 'back\\slash', 'null', 'NULL', 'é'])).toBe(
+      '{""," x","a,b","{a}","say \\"hi\\"","back\\\\slash","null","NULL","é"}',
+    );
+  });
+
+  it('leaves to the driver what is not a flat array of text, numbers and booleans', () => {
+    const date = new Date(0);
+    for (const value of [[date], [[1, 2]], [{ a: 1 }], [Buffer.from('x')]]) expect(arrayLiteral(value)).toBe(value);
+    expect(arrayLiteral('text')).toBe('text');
+    expect(arrayLiteral(null)).toBe(null);
   });
 });

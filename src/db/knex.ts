@@ -93,7 +93,7 @@ export class NamedStatement<Row = unknown> {
    */
   positional(bindings: Readonly<Record<string, unknown>>): { text: string; values: unknown[] } {
     const { text, order } = this.#compile(bindings);
-    return { text, values: order.map((key) => bindings[key]) };
+    return { text, values: order.map((key) => arrayLiteral(bindings[key])) };
   }
 
   /** The positional text, and which binding each `$n` takes; made again if the bindings' names change. */
@@ -109,6 +109,33 @@ export class NamedStatement<Row = unknown> {
     this.#compiled = { keys, text: native.sql, order };
     return this.#compiled;
   }
+}
+
+/** Array elements written as they are in an array literal: no quote, backslash, brace, comma or space. */
+const PLAIN_ELEMENT = /^[0-9A-Za-z_.:+-]+$/;
+
+/**
+ * A one-dimensional array of text, numbers, booleans and nulls as PostgreSQL's array literal (`{1,2,NULL}`),
+ * anything else as it is. The driver would quote and escape every element, with two regular expressions each:
+ * for the arrays of ids, prices and counts the searches and placements bind on every request, a tenth of
+ * what their statement costs this process. Elements that need it are quoted and escaped as the driver does;
+ * `NULL` as text is quoted so that it stays text.
+ */
+export function arrayLiteral(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  let literal = '{';
+  for (let i = 0; i < value.length; i++) {
+    const element: unknown = value[i];
+    if (i > 0) literal += ',';
+    if (element === null || element === undefined) {
+      literal += 'NULL';
+      continue;
+    }
+    if (typeof element !== 'string' && typeof element !== 'number' && typeof element !== 'bigint' && typeof element !== 'boolean') return value;
+    const text = String(element);
+    literal += PLAIN_ELEMENT.test(text) && text.toLowerCase() !== 'null' ? text : `"${text.replace(/[\\"]/g, '\\$&')}"`;
+  }
+  return `${literal}}`;
 }
 
 /** Runs `work` in one database transaction: all of it commits, or none of it. */
