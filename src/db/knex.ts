@@ -117,9 +117,9 @@ const PLAIN_ELEMENT = /^[0-9A-Za-z_.:+-]+$/;
 /**
  * A one-dimensional array of text, numbers, booleans and nulls as PostgreSQL's array literal (`{1,2,NULL}`),
  * anything else as it is. The driver would quote and escape every element, with two regular expressions each:
- * for the arrays of ids, prices and counts the searches and placements bind on every request, a tenth of
- * what their statement costs this process. Elements that need it are quoted and escaped as the driver does;
- * `NULL` as text is quoted so that it stays text.
+ * for the arrays of ids, prices and counts that the searches and placements bind on every request, about a
+ * quarter of what the search's statement cost this process. Elements that need it are quoted and escaped as
+ * the driver does; `NULL` as text is quoted so that it stays text.
  */
 export function arrayLiteral(value: unknown): unknown {
   if (!Array.isArray(value)) return value;
@@ -133,7 +133,8 @@ export function arrayLiteral(value: unknown): unknown {
     }
     if (typeof element !== 'string' && typeof element !== 'number' && typeof element !== 'bigint' && typeof element !== 'boolean') return value;
     const text = String(element);
-    literal += PLAIN_ELEMENT.test(text) && text.toLowerCase() !== 'null' ? text : `"${text.replace(/[\\"]/g, '\\$&')}"`;
+    const plain = PLAIN_ELEMENT.test(text) && (text.length !== 4 || text.toLowerCase() !== 'null');
+    literal += plain ? text : `"${text.replace(/[\\"]/g, '\\$&')}"`;
   }
   return `${literal}}`;
 }
