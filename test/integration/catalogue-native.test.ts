@@ -672,7 +672,13 @@ describe('GET /api/search', () => {
     expect(missing.body.error.message).toContain("'q'");
   });
 
-  it('ranks an exact ticker first, then prefix matches, with app routes', async () => {
+  it('finds with emoji in the text what it finds without them: they only separate words', async () => {
+    const plain = await search('native market');
+    expect(plain.results.length).toBeGreaterThan(3);
+    expect((await search('😀 native🚀market 🇺🇸')).results).toEqual(plain.results);
+  });
+
+    it('ranks an exact ticker first, then prefix matches, with app routes', async () => {
     const body = await search('nts-e1');
     expect(body.query).toBe('nts-e1');
     expect(body.results[0]).toEqual({ kind: 'event', id: expect.any(String), ticker: 'NTS-E1', title: 'Native NTS-E1', subtitle: 'Native test series', href: '/events/NTS-E1' });

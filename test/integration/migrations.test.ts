@@ -70,7 +70,32 @@ describe('migrations', () => {
     expect(await state()).toEqual(current);
   });
 
-  it('keep the rows per status of markets and events equal to the tables through inserts, status changes, deletes and truncates', async () => {
+  it('leave emoji out of the searchable text, the rows that held them written again (children too); undone, they return', async () => {
+    const db = open(await emptyDatabase());
+    await migrateLatest(db);
+    const [category] = await db('categories').insert({ slug: 'em', name: 'Emoji' }).returning('id');
+    const [series] = await db('series').insert({ ticker: 'EM', slug: 'em', title: '🚀 Rocket launches', category_id: category.id, frequency: 'weekly' }).returning('id');
+    const [event] = await db('events')
+      .insert({ ticker: 'EM-1', slug: 'em-1', series_id: series.id, title: 'Launch #1', start_date: new Date(), strike_date: new Date(Date.now() + 86_400_000) })
+      .returning('id');
+    await db('markets').insert({ ticker: 'EM-1-A', event_id: event.id, title: 'Reaches orbit 🛰️' });
+    const texts = async () =>
+      Object.fromEntries(
+        await Promise.all(['series', 'events', 'markets'].map(async (table) => [table, (await db(table).where('ticker', 'like', 'EM%').first('search_text')).search_text])),
+      );
+    const current = { series: 'rocket launches | em | em', events: 'launch 1 | em 1 | em 1 | rocket launches | em | em', markets: 'reaches orbit | em 1 a | launch 1 | em 1 | em 1 | rocket launches | em | em' };
+    expect(await texts()).toEqual(current);
+    await rollbackTo(db, '0026_feed_events_uncompressed');
+    expect(await texts()).toEqual({
+      series: '🚀 rocket launches | em | em',
+      events: 'launch 1 | em 1 | em 1 | 🚀 rocket launches | em | em',
+      markets: 'reaches orbit 🛰 | em 1 a | launch 1 | em 1 | em 1 | 🚀 rocket launches | em | em',
+    });
+    await migrateLatest(db);
+    expect(await texts()).toEqual(current);
+  });
+
+    it('keep the rows per status of markets and events equal to the tables through inserts, status changes, deletes and truncates', async () => {
     const db = open(await emptyDatabase());
     await migrateLatest(db);
     const perStatus = async (table: string, column = 'n') =>

@@ -24,6 +24,7 @@ import * as m0023 from './0023_search_changes.js';
 import * as m0024 from './0024_event_status_counts.js';
 import * as m0025 from './0025_feed_events_as_one_document.js';
 import * as m0026 from './0026_feed_events_uncompressed.js';
+import * as m0027 from './0027_search_words_without_symbols.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -55,4 +56,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0024_event_status_counts', migration: m0024 },
   { name: '0025_feed_events_as_one_document', migration: m0025 },
   { name: '0026_feed_events_uncompressed', migration: m0026 },
+  { name: '0027_search_words_without_symbols', migration: m0027 },
 ];

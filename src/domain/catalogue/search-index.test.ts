@@ -25,6 +25,11 @@ describe('wordsOf', () => {
     expect(wordsOf('%% --')).toEqual([]);
   });
 
+  it('takes emoji and other pictographs for separators, and letters beyond U+FFFF for letters', () => {
+    expect(wordsOf('🚀Rocket 😀 launch 🇺🇸 #12 👍🏽')).toEqual(['rocket', 'launch', '12']);
+    expect(wordsOf('𠀀𠀁 𝐀bc 𐐀')).toEqual(['𠀀𠀁', '𝐀bc', '𐐨']);
+  });
+
   it('makes trigrams as pg_trgm does', () => {
     expect(trigramsOf('rate').sort()).toEqual(['  r', ' ra', 'ate', 'rat', 'te '].sort());
   });
