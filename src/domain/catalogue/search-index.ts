@@ -92,7 +92,10 @@ export const SCAN_MAX = 20_000;
  */
 const ITEM_CHECK_COST = 16;
 
-/** What separates words: the characters the database's `dots_search_words` (src/db/functions) leaves out, and only those. */
+/**
+ * What separates words: the characters the database's `dots_search_words` (src/db/functions) leaves out, and only
+ * those (test/integration/search-words.test.ts compares the two).
+ */
 const NOT_WORD = /[^0-9a-z\u00c0-\u1fff\u2c00-\u2dff\u3040-\ud7ff\uf900-\ufdff\ufe70-\ufeff\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\uff66-\uffdc\u{10000}-\u{1efff}\u{20000}-\u{dffff}\u{e1000}-\u{10ffff}]+/gu;
 
 /** The words of a text, in order (repeats kept). */
