@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Context } from 'koa';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Pools } from '../db/pools.js';
+import { RequestTallies } from './request-tallies.js';
 import type { TradingActivity, TradingTally } from '../domain/trading/transaction.js';
 
 /** The Prometheus text format's content type, as prom-client writes it. */
@@ -22,8 +23,13 @@ interface TarnPool {
 /** The figures of one service process (its own registry: tests run several services in one process). */
 export class ServiceMetrics implements TradingActivity {
   readonly registry = new Registry();
-  private readonly requests: Counter<'operation' | 'method' | 'status_class'>;
-  private readonly durations: Histogram<'operation' | 'method' | 'status_class'>;
+  private readonly requests = new RequestTallies(
+    'dots_http_requests_total',
+    'HTTP requests answered, by operationId (unmatched: no operation), method and status class.',
+    'dots_http_request_duration_seconds',
+    'Time from a request to its answer being ready, by operationId, method and status class.',
+    DURATION_BUCKETS,
+  );
   private readonly placements: Counter;
   private readonly refusedPlacements: Counter;
   private readonly batchSizes: Histogram;
@@ -32,14 +38,11 @@ export class ServiceMetrics implements TradingActivity {
   private readonly cancels: Counter<'reason'>;
   readonly wsMessages: Counter;
   readonly wsSlowConsumers: Counter;
-  /** Per operation, method and status class: the label values, resolved once (each lookup of prom-client's hashes them again). */
-  private readonly children = new Map<string, { count: { inc(): void }; duration: { observe(seconds: number): void } }>();
 
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({ name: 'dots_http_requests_total', help: 'HTTP requests answered, by operationId (unmatched: no operation), method and status class.', labelNames: ['operation', 'method', 'status_class'], registers });
-    this.durations = new Histogram({ name: 'dots_http_request_duration_seconds', help: 'Time from a request to its answer being ready, by operationId, method and status class.', labelNames: ['operation', 'method', 'status_class'], buckets: DURATION_BUCKETS, registers });
+    for (const metric of this.requests.metrics()) this.registry.registerMetric(metric);
     this.placements = new Counter({ name: 'dots_order_placements_total', help: 'Orders placed (committed).', registers });
     this.refusedPlacements = new Counter({ name: 'dots_order_placements_refused_total', help: 'Placements refused by a trading rule (nothing placed).', registers });
     this.batchSizes = new Histogram({ name: 'dots_order_placement_batch_size', help: 'Placements committed together in one transaction (group commit).', buckets: BATCH_SIZE_BUCKETS, registers });
@@ -85,16 +88,7 @@ export class ServiceMetrics implements TradingActivity {
     const operation = (ctx.state.operationId as string | undefined) ?? 'unmatched';
     const method = ctx.request.method;
     const status = ctx.response.status;
-    const statusClass = STATUS_CLASSES[Math.floor(status / 100) - 1] ?? '5xx';
-    const key = `${operation} ${method} ${statusClass}`;
-    let child = this.children.get(key);
-    if (!child) {
-      const labels = { operation, method, status_class: statusClass };
-      child = { count: this.requests.labels(labels), duration: this.durations.labels(labels) };
-      this.children.set(key, child);
-    }
-    child.count.inc();
-    child.duration.observe(ms / 1000);
+    this.requests.observe(operation, method, STATUS_CLASSES[Math.floor(status / 100) - 1] ?? '5xx', ms / 1000);
   }
 
   placed(asked: number, placed: number, seconds: number): void {
