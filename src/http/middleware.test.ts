@@ -28,4 +28,9 @@ describe('traceIdOf (W3C traceparent)', () => {
     expect(made).not.toBe(id);
     expect(traceIdOf(header as string | undefined)).not.toBe(made);
   });
+  it('makes distinct ones across many requests (its random bytes drawn in blocks)', () => {
+    const made = new Set(Array.from({ length: 2_000 }, () => traceIdOf(undefined)));
+    expect(made.size).toBe(2_000);
+    for (const traceId of made) expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+  });
 });

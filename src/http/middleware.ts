@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomFillSync, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -12,10 +12,26 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** W3C Trace Context `traceparent`: version 00 to fe, trace id, parent id, flags (lower-case hex). */
 const TRACEPARENT = /^(?!ff)[0-9a-f]{2}-(?!0{32})([0-9a-f]{32})-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}(-|$)/;
 
+const TRACE_ID_BYTES = 16;
+const NO_TRACE_ID = '0'.repeat(2 * TRACE_ID_BYTES);
+/** Random bytes for new trace ids, drawn 256 ids at a time (one call to the generator instead of one per request). */
+const traceEntropy = Buffer.alloc(256 * TRACE_ID_BYTES);
+let traceEntropyUsed = traceEntropy.length;
+
+/** A new random trace id: 32 hex digits, never all zeros (which W3C Trace Context reserves for "none"). */
+function newTraceId(): string {
+  if (traceEntropyUsed === traceEntropy.length) {
+    randomFillSync(traceEntropy);
+    traceEntropyUsed = 0;
+  }
+  const id = traceEntropy.toString('hex', traceEntropyUsed, (traceEntropyUsed += TRACE_ID_BYTES));
+  return id === NO_TRACE_ID ? newTraceId() : id;
+}
+
 /** The trace id of a well-formed `traceparent`, or a new one (32 hex digits) when it is absent or malformed. */
 export function traceIdOf(traceparent: string | string[] | undefined): string {
   const match = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent.trim()) : null;
-  return match ? match[1]! : randomUUID().replaceAll('-', '');
+  return match ? match[1]! : newTraceId();
 }
 
 export interface LifecycleOptions {
