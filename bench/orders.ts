@@ -116,14 +116,23 @@ const crypto = require('node:crypto');
 /** Signatures made before a signed row starts (the load thread signs nothing while it measures), each used once. */
 let signatures = [];
 
-/** RSA-PSS signatures of method + path, as a Kalshi client makes them, one per future request. */
-function presign({ pem, count, method, path }) {
+/**
+ * RSA-PSS signatures of method + path, as a Kalshi client makes them, one per future request. Each carries
+ * the time it is about to be used, not the time it was made: signing a long row's worth takes longer than
+ * the service's window (30 s) by itself. The signing time is estimated from the first signatures, and the
+ * row's time (useMs) is spread over the signatures in the order they are used (the last made first).
+ */
+function presign({ pem, count, method, path, useMs }) {
   const key = crypto.createPrivateKey(pem);
+  const sign = (timestamp) => crypto.sign('sha256', Buffer.from(timestamp + method + path), { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }).toString('base64');
+  const started = Date.now();
+  for (let i = 0; i < 20; i++) sign(String(started));
+  const perSignatureMs = (Date.now() - started) / 20;
+  const rowStarts = started + perSignatureMs * (count + 20);
   signatures = [];
   for (let i = 0; i < count; i++) {
-    const timestamp = String(Date.now());
-    const signature = crypto.sign('sha256', Buffer.from(timestamp + method + path), { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }).toString('base64');
-    signatures.push({ timestamp, signature });
+    const timestamp = String(Math.round(rowStarts + ((count - 1 - i) * useMs) / count));
+    signatures.push({ timestamp, signature: sign(timestamp) });
   }
 }
 
@@ -274,8 +283,8 @@ class LoadClient {
     return this.call({ type: 'load', clients, warmupMs: options.warmupMs, durationMs: options.durationMs, maxRequests: options.maxRequests ?? null, collectIds: options.collectIds ?? false });
   }
 
-  /** Makes `count` signatures of `method` + `path` with the private key `pem`, for the signed requests of the next load. */
-  presign(options: { pem: string; count: number; method: string; path: string }): Promise<void> {
+  /** Makes `count` signatures of `method` + `path` with the private key `pem`, for the signed requests of the next load (lasting about `useMs`). */
+  presign(options: { pem: string; count: number; method: string; path: string; useMs: number }): Promise<void> {
     return this.call({ type: 'presign', ...options });
   }
 
@@ -934,7 +943,7 @@ async function main(): Promise<void> {
     // (b) again with every placement signed by an API key: the signatures are made beforehand in the load
     // thread (enough for 1.5 times the rate of (b)), so that the row measures the service's checks.
     const bearerRow = rows[1]!;
-    await client.presign({ pem: keyPair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), count: Math.ceil((bearerRow.rate ?? 0) * (WARMUP + DURATION) * 1.5) + 100, method: 'POST', path: '/api/portfolio/orders' });
+    await client.presign({ pem: keyPair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), count: Math.ceil((bearerRow.rate ?? 0) * (WARMUP + DURATION) * 1.5) + 100, method: 'POST', path: '/api/portfolio/orders', useMs: (WARMUP + DURATION) * 1000 });
     const signedRow = await placementRow(`(f) place, ${MARKETS} markets, ${CONNECTIONS} clients, signed (RSA API keys)`, signedMarkets, { signed: true });
     signedRow.statements = '-';
     signedRow.note = `${signedRow.note}; each request also records its signature (one insert per event-loop turn, shared)`;
