@@ -55,30 +55,17 @@ export class RequestTallies {
   /** The two metrics, to register with a prom-client registry. */
   metrics(): Metric[] {
     const all = () => [...this.series.values()];
-    const counter: CollectedMetric = {
-      name: this.counterName,
-      get: async () => ({
-        name: this.counterName,
-        help: this.counterHelp,
-        type: 'counter',
-        aggregator: 'sum',
-        values: all().map((series) => ({ labels: series.labels, value: series.count, metricName: this.counterName })),
-      }),
+    const metric = (name: string, help: string, type: 'counter' | 'histogram', values: () => Array<MetricValueWithName<string>>): CollectedMetric => ({
+      name,
+      get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
       reset: () => this.series.clear(),
-    };
-    const histogram: CollectedMetric = {
-      name: this.histogramName,
-      get: async () => ({
-        name: this.histogramName,
-        help: this.histogramHelp,
-        type: 'histogram',
-        aggregator: 'sum',
-        values: all().flatMap((series) => this.histogramValues(series)),
-      }),
-      reset: () => this.series.clear(),
-    };
+    });
+    const metrics = [
+      metric(this.counterName, this.counterHelp, 'counter', () => all().map((series) => ({ labels: series.labels, value: series.count, metricName: this.counterName }))),
+      metric(this.histogramName, this.histogramHelp, 'histogram', () => all().flatMap((series) => this.histogramValues(series))),
+    ];
     // prom-client's registry takes any object with a name and get(); its types name only its own classes.
-    return [counter, histogram] as unknown as Metric[];
+    return metrics as unknown as Metric[];
   }
 
   /** A series as prom-client's Histogram exports one: cumulative buckets (le), +Inf, _sum, _count. */
