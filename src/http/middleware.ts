@@ -24,7 +24,9 @@ function newTraceId(): string {
     randomFillSync(traceEntropy);
     traceEntropyUsed = 0;
   }
-  const id = traceEntropy.toString('hex', traceEntropyUsed, (traceEntropyUsed += TRACE_ID_BYTES));
+  const start = traceEntropyUsed;
+  traceEntropyUsed += TRACE_ID_BYTES;
+  const id = traceEntropy.toString('hex', start, traceEntropyUsed);
   return id === NO_TRACE_ID ? newTraceId() : id;
 }
 

@@ -58,6 +58,7 @@ export class RequestTallies {
     const metric = (name: string, help: string, type: 'counter' | 'histogram', values: () => Array<MetricValueWithName<string>>): CollectedMetric => ({
       name,
       get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+      // the two metrics are made of the same series: resetting either resets both
       reset: () => this.series.clear(),
     });
     const metrics = [
@@ -65,6 +66,8 @@ export class RequestTallies {
       metric(this.histogramName, this.histogramHelp, 'histogram', () => all().flatMap((series) => this.histogramValues(series))),
     ];
     // prom-client's registry takes any object with a name and get(); its types name only its own classes.
+    // Written for the Prometheus text format the service serves (the registry's default): in prom-client's
+    // OpenMetrics mode, which renames its own counters, this counter would come out as `..._total_total`.
     return metrics as unknown as Metric[];
   }
 
