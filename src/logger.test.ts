@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { AccessLog, createLogger, TurnBatch } from './logger.js';
+import { AccessLog, accessLine, createLogger, TurnBatch } from './logger.js';
 
 function capture(): { sink: Writable; lines: string[] } {
   const lines: string[] = [];
@@ -60,13 +61,30 @@ describe('AccessLog', () => {
     expect({ ...deferred, time: 0 }).toEqual({ ...own, time: 0 });
   });
 
-  it('still censors the named paths', async () => {
+  it('writes exactly the line pino writes, for any text in its fields', () => {
+    const { sink, lines } = capture();
+    const logger = createLogger('info', sink).child({ worker: 2 });
+    const access = new AccessLog(logger);
+    const texts = ['/api/events', 'say "hi"', 'back\\slash', 'a"b\\c', 'tab\there\nnew line', '\u0000\u001f\u007f', 'é€𝄞 ünïcode', '\ud800 lone', ''];
+    for (const text of texts) {
+      const record = { requestId: text, traceId: text, method: 'GET', path: text, status: 404, ms: 12.34, client: text, accountId: text, apiKeyId: text };
+      logger.info(record, 'request');
+      const own = lines.pop()!.replace(/"time":\d+/, '"time":1');
+      expect(accessLine(30, 1, (logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym]!, record)).toBe(own);
+    }
+    const bare = { ...fields, client: undefined, apiKeyId: undefined };
+    logger.info(bare, 'request');
+    expect(accessLine(30, 1, ',"pid":' + process.pid + ',"hostname":' + JSON.stringify(os.hostname()) + ',"worker":2', bare)).toBe(lines.pop()!.replace(/"time":\d+/, '"time":1'));
+    expect(access.enabled).toBe(true);
+  });
+
+  it('writes only its own fields: nothing else a record carries reaches the line', async () => {
     const { sink, lines } = capture();
     const access = new AccessLog(createLogger('info', sink));
     access.write({ ...fields, password: 'hunter2', token: 'dots_secret', req: { headers: { authorization: 'Bearer dots_secret' } } } as never);
     await new Promise((resolve) => setImmediate(resolve));
-    for (const secret of ['hunter2', 'dots_secret']) expect(lines[0]).not.toContain(secret);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ password: '[redacted]', token: '[redacted]' });
+    for (const secret of ['hunter2', 'dots_secret', 'password', 'authorization']) expect(lines[0]).not.toContain(secret);
+    expect(Object.keys(JSON.parse(lines[0]!) as object)).toEqual(['level', 'time', 'pid', 'hostname', ...Object.keys(fields).filter((key) => key !== 'accountId'), 'msg']);
   });
 
   it('is off below the info level', () => {
