@@ -203,17 +203,17 @@ async function load(url: string): Promise<Measured> {
   return { result, serverUs: (busy.active * 1000) / result.requests.total };
 }
 
-/** CPU time per RequestLimiter.take (awaited, headers built), on one client key and spread over 100,000. */
+/** CPU time per RequestLimiter.take (headers built), on one client key and spread over 100,000. */
 async function limiterCpuCost(limiter: RequestLimiter): Promise<{ oneKey: number; manyKeys: number }> {
   const { limitHeaders } = await import('../src/http/rate-limit.js');
-  const measure = async (keys: number, calls: number) => {
-    for (let i = 0; i < 10_000; i++) limitHeaders(await limiter.take('public-reads', `warm:${i % keys}`));
+  const measure = (keys: number, calls: number) => {
+    for (let i = 0; i < 10_000; i++) limitHeaders(limiter.take('public-reads', `warm:${i % keys}`));
     const before = process.cpuUsage();
-    for (let i = 0; i < calls; i++) limitHeaders(await limiter.take('public-reads', `address:${i % keys}`));
+    for (let i = 0; i < calls; i++) limitHeaders(limiter.take('public-reads', `address:${i % keys}`));
     const used = process.cpuUsage(before);
     return (used.user + used.system) / calls;
   };
-  return { oneKey: await measure(1, 300_000), manyKeys: await measure(100_000, 300_000) };
+  return { oneKey: measure(1, 300_000), manyKeys: measure(100_000, 300_000) };
 }
 
 const constant: Koa.Middleware = (ctx) => {

@@ -245,17 +245,17 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
    * requests left) go on the answer, whatever it is; over budget, 429 before anything else is done.
    * `points`: what is taken now; `counted`: what the request counts in all (x-rate-limit-count), for the refusal.
    */
-  async function withinBudget(
+  function withinBudget(
     koa: Parameters<Middleware>[0],
     limitClass: RateLimitClass,
     account: Account | undefined,
     key?: KeyPrincipal,
     points = 1,
     counted = 1,
-  ): Promise<boolean> {
+  ): boolean {
     if (!limiter) return true;
-    let decision = await limiter.take(limitClass, account ? `account:${account.id}` : `address:${clientAddress(koa.req, trustProxy)}`, points);
-    const ofKey = key && (await limiter.takeKey(limitClass, key.keyId, points));
+    let decision = limiter.take(limitClass, account ? `account:${account.id}` : `address:${clientAddress(koa.req, trustProxy)}`, points);
+    const ofKey = key && limiter.takeKey(limitClass, key.keyId, points);
     if (ofKey && (!ofKey.allowed || (decision.allowed && ofKey.remaining < decision.remaining))) decision = ofKey;
     const headers = limitHeaders(decision);
     for (const name in headers) koa.res.setHeader(name, headers[name]!);
@@ -286,7 +286,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     try {
       operation = router.matchOperation(req, true);
     } catch (error) {
-      if (!(await withinBudget(koa, 'public-reads', undefined))) return;
+      if (!withinBudget(koa, 'public-reads', undefined)) return;
       if (error instanceof Error && error.message.startsWith('405')) return sendError(koa, 'method_not_allowed', `${incoming.method} is not allowed on ${incoming.path}`);
       return sendError(koa, 'not_found', `no route ${incoming.method} ${incoming.path}`);
     }
@@ -297,7 +297,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     const caller: Caller = route.access === 'bearer' || route.access === 'signed' ? await callerOf(route, incoming.method, incoming.path, incoming.querystring, req.headers) : {};
     const { account, key } = caller;
     if (account) koa.state.accountId = account.id;
-    if (!(await withinBudget(koa, route.limitClass, account, key))) return;
+    if (!withinBudget(koa, route.limitClass, account, key)) return;
     if (route.access === 'closed' || (route.access !== 'open' && !account)) return sendError(koa, 'unauthorized', caller.refused ?? 'missing or invalid bearer token');
     if (key && !key.scopes.includes(route.entry.apiKeyScope!)) throw forbidden(`this API key lacks the '${route.entry.apiKeyScope}' scope`);
     if (route.entry.requiredRole && account?.role !== route.entry.requiredRole) throw forbidden(`requires role ${route.entry.requiredRole}`);
@@ -337,7 +337,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     // A request that counts the items of a body array (x-rate-limit-count) draws the rest of them now that
     // the body is known to be valid: one was taken with the request.
     const counted = route.entry.rateLimitCount ? (req.body as Record<string, unknown[]>)[route.entry.rateLimitCount]!.length : 1;
-    if (counted > 1 && !(await withinBudget(koa, route.limitClass, account, key, counted - 1, counted))) return;
+    if (counted > 1 && !withinBudget(koa, route.limitClass, account, key, counted - 1, counted)) return;
 
     // openapi-backend's coerced request (its query coerced in place): no path parameters if no validator passed.
     const request = {

@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { KeyRateLimitClass, RateBudget, RateLimitClass } from '../config.js';
 
 /** What a request's budget says: allowed or not, and the RateLimit-* header values. */
@@ -32,14 +31,69 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
   return req.socket.remoteAddress ?? 'unknown';
 }
 
+interface Window {
+  used: number;
+  endsAt: number;
+}
+
+/**
+ * One budget's fixed windows, a window per key: a key's first request opens a window of the budget's
+ * duration; every request in it (a refused one too) uses its points; the request that takes it past
+ * `points` and those after it are refused until the window ends. Windows that have ended are dropped
+ * once per duration, when a new one opens, so memory holds the keys of about the last two windows.
+ *
+ * Counted here, synchronously, on every request: rate-limiter-flexible (the login guard's and the feed's
+ * limiter) answers each take with a promise, which costs about three times the counting itself.
+ */
+export class FixedWindows {
+  readonly #windows = new Map<string, Window>();
+  readonly #durationMs: number;
+  #sweepAt: number;
+
+  constructor(
+    readonly points: number,
+    durationSecs: number,
+    now = Date.now(),
+  ) {
+    this.#durationMs = durationSecs * 1000;
+    this.#sweepAt = now + this.#durationMs;
+  }
+
+  /** Keys with a window kept (ended ones included until they are dropped). */
+  get size(): number {
+    return this.#windows.size;
+  }
+
+  take(key: string, points: number, now = Date.now()): LimitDecision {
+    let window = this.#windows.get(key);
+    if (window === undefined || window.endsAt <= now) {
+      if (now >= this.#sweepAt) this.#dropEnded(now);
+      window = { used: 0, endsAt: now + this.#durationMs };
+      this.#windows.set(key, window);
+    }
+    window.used += points;
+    return {
+      allowed: window.used <= this.points,
+      limit: this.points,
+      remaining: Math.max(this.points - window.used, 0),
+      resetSecs: Math.max(1, Math.ceil((window.endsAt - now) / 1000)),
+    };
+  }
+
+  #dropEnded(now: number): void {
+    for (const [key, window] of this.#windows) if (window.endsAt <= now) this.#windows.delete(key);
+    this.#sweepAt = now + this.#durationMs;
+  }
+}
+
 /**
  * The request budgets of this process: a fixed window per class and client (the account when the request
- * carries a valid token, else the client address), kept in memory (rate-limiter-flexible). Budgets are per
- * process: with several worker processes each allows budget / processes; several instances each allow it
- * in full (README, "Abuse controls").
+ * carries a valid token, else the client address), kept in memory. Budgets are per process: with several
+ * worker processes each allows budget / processes; several instances each allow it in full (README,
+ * "Abuse controls").
  */
 export class RequestLimiter {
-  readonly #limiters = new Map<string, { limiter: RateLimiterMemory; points: number }>();
+  readonly #budgets = new Map<string, FixedWindows>();
 
   constructor(options: RequestLimiterOptions) {
     const budgets: Array<[string, RateBudget]> = [
@@ -48,39 +102,22 @@ export class RequestLimiter {
     ];
     for (const [name, budget] of budgets) {
       const points = Math.max(1, Math.floor(budget.points / Math.max(1, options.processes)));
-      // Each budget has a store of its own: no prefix to tell their keys apart (one string less built and hashed per request).
-      this.#limiters.set(name, { points, limiter: new RateLimiterMemory({ points, duration: budget.durationSecs, keyPrefix: '' }) });
+      this.#budgets.set(name, new FixedWindows(points, budget.durationSecs));
     }
   }
 
   /** Takes `points` (one request, or the items a request counts) from the budget of `key` in `name`. */
-  take(name: RateLimitClass, key: string, points = 1): Promise<LimitDecision> {
-    return consume(this.#limiters.get(name)!, key, points);
+  take(name: RateLimitClass, key: string, points = 1): LimitDecision {
+    return this.#budgets.get(name)!.take(key, points);
   }
 
   /**
    * Takes a signed request from its API key's budget in `name` (undefined when keys have no budget of that
    * class); the request also draws on its account's (take).
    */
-  takeKey(name: RateLimitClass, keyId: string, points = 1): Promise<LimitDecision> | undefined {
-    const limiter = this.#limiters.get(`key-${name}`);
-    return limiter && consume(limiter, keyId, points);
+  takeKey(name: RateLimitClass, keyId: string, points = 1): LimitDecision | undefined {
+    return this.#budgets.get(`key-${name}`)?.take(keyId, points);
   }
-}
-
-function consume({ limiter, points }: { limiter: RateLimiterMemory; points: number }, key: string, taken: number): Promise<LimitDecision> {
-  return limiter.consume(key, taken).then(
-    (res) => decision(true, points, res),
-    (refused: unknown) => {
-      // rate-limiter-flexible rejects with its result when the budget is spent, with an Error on failure
-      if (refused instanceof Error) throw refused;
-      return decision(false, points, refused as RateLimiterRes);
-    },
-  );
-}
-
-function decision(allowed: boolean, limit: number, res: RateLimiterRes): LimitDecision {
-  return { allowed, limit, remaining: res.remainingPoints, resetSecs: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
 }
 
 /** The RateLimit-* headers (and Retry-After on a refusal) of a decision. */
