@@ -14,17 +14,18 @@
  *     budget no client of the benchmark reaches: what taking each request from its budget costs.
  *   - the same with metrics on (src/observability/metrics.ts: a counter and a histogram per request).
  * The padded operations' handler answers a small constant JSON (no database), as plain Koa does.
- * The rows are measured in BENCH_ROUNDS rounds (default 3), every row once per round (the metrics row's
- * rounds last, since metrics watch the whole process once made), so that each is compared with plain Koa
- * of its own round: on a small virtual machine the same server's requests/s moves by a fifth or more from
- * one row to the next. Each row's share of plain Koa is the median of its rounds'
- * shares (each printed); its requests/s the mean of its rounds', p50 and p99 their medians.
+ * The rows are measured in BENCH_ROUNDS rounds (default 5), every row once per round (the metrics row's
+ * rounds last, since metrics watch the whole process once made), each time paired with plain Koa measured
+ * just before it or just after it (in turn, round by round): on a small virtual machine the same server's
+ * requests/s moves by a fifth or more from one measurement to the next, and the host's speed drifts over
+ * seconds. Each row's share of plain Koa is the median of its pairs' shares (each printed); its requests/s
+ * the mean of its rounds', p50 and p99 their medians; plain Koa's row is all of its measurements.
  * Besides requests/s and latency, each row shows the server's event-loop busy time per request (from
  * performance.eventLoopUtilization), which is what the dispatcher adds independently of the load generator.
  * Exits non-zero if a row answers anything but 200, or if the full stack is under TARGET_SHARE of plain Koa
  * on either path, with request budgets or with metrics on, or if the start to the first answer takes 5 s or more.
  *
- * Options (environment): BENCH_DURATION seconds per row and round (default 2), BENCH_ROUNDS (default 3), BENCH_WARMUP (default 1),
+ * Options (environment): BENCH_DURATION seconds per row and round (default 2), BENCH_ROUNDS (default 5), BENCH_WARMUP (default 1),
  * BENCH_CONNECTIONS (default 32), BENCH_OPERATIONS minimum operation count (default 150),
  * BENCH_BREAKDOWN=1 adds two rows (the chain without the dispatcher; the dispatcher without the chain),
  * BENCH_WORKERS=0 runs autocannon in the server's own thread instead of a worker thread.
@@ -55,7 +56,7 @@ const require = createRequire(import.meta.url);
 
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 2);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 if (!(DURATION > 0) || !Number.isSafeInteger(ROUNDS) || ROUNDS < 1) {
   console.error('bench:dispatch: BENCH_DURATION must be a positive number of seconds, BENCH_ROUNDS a positive whole number');
   process.exit(2);
@@ -203,13 +204,17 @@ async function load(url: string): Promise<Measured> {
   return { result, serverUs: (busy.active * 1000) / result.requests.total };
 }
 
-/** CPU time per RequestLimiter.take (headers built), on one client key and spread over 100,000. */
+/**
+ * CPU time per RequestLimiter.take (headers built), on one client address and spread over 100,000 (made
+ * beforehand, as a request's address is its socket's).
+ */
 async function limiterCpuCost(limiter: RequestLimiter): Promise<{ oneKey: number; manyKeys: number }> {
   const { limitHeaders } = await import('../src/http/rate-limit.js');
+  const addresses = Array.from({ length: 100_000 }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
   const measure = (keys: number, calls: number) => {
-    for (let i = 0; i < 10_000; i++) limitHeaders(limiter.take('public-reads', `warm:${i % keys}`));
+    for (let i = 0; i < 10_000; i++) limitHeaders(limiter.take('public-reads', 'address', addresses[i % keys]!));
     const before = process.cpuUsage();
-    for (let i = 0; i < calls; i++) limitHeaders(limiter.take('public-reads', `address:${i % keys}`));
+    for (let i = 0; i < calls; i++) limitHeaders(limiter.take('public-reads', 'address', addresses[i % keys]!));
     const used = process.cpuUsage(before);
     return (used.user + used.system) / calls;
   };
@@ -288,7 +293,6 @@ async function main(): Promise<void> {
   plainApp.use(constant);
   const plain = await listen(plainApp);
   const targets = [
-    { name: 'plain Koa, constant JSON', server: plain, url: `${plain.url}/` },
     { name: `full stack, literal   GET ${literal}`, server: full, url: `${full.url}${literal}` },
     { name: `full stack, templated GET ${templated}`, server: full, url: `${full.url}${templated}` },
     { name: `full stack with rate limiting, templated GET`, server: limited, url: `${limited.url}${templated}` },
@@ -301,21 +305,35 @@ async function main(): Promise<void> {
     const bare = await listen(alone);
     targets.push({ name: `  dispatcher alone, GET ${templated}`, server: bare, url: `${bare.url}${templated}` });
   }
-  const measurements: Measured[][] = targets.map(() => []);
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, target] of targets.entries()) measurements[i]!.push(await load(target.url));
+  const plainMeasured: Measured[] = [];
+  /** Each URL measured once a round, paired with plain Koa measured just before it or just after (in turn). */
+  async function pairedRounds(urls: string[]): Promise<Array<{ rounds: Measured[]; plain: Measured[] }>> {
+    const measured = urls.map(() => ({ rounds: [] as Measured[], plain: [] as Measured[] }));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [i, url] of urls.entries()) {
+        const plainFirst = (round + i) % 2 === 0;
+        if (plainFirst) measured[i]!.plain.push(await load(`${plain.url}/`));
+        measured[i]!.rounds.push(await load(url));
+        if (!plainFirst) measured[i]!.plain.push(await load(`${plain.url}/`));
+      }
+    }
+    for (const { plain: pairs } of measured) plainMeasured.push(...pairs);
+    return measured;
   }
+  const measured = await pairedRounds(targets.map((target) => target.url));
   for (const server of new Set(targets.map((target) => target.server.server))) await close(server);
-  const rows = targets.map((target, i) => rowOf(target.name, measurements[i]!, measurements[0]!));
-  // Last, in rounds of its own: metrics (prom-client's default collectors) watch the whole process once made,
-  // so the other rows run before they exist; each round is compared with plain Koa's round of the same number.
+  const rows = targets.map((target, i) => rowOf(target.name, measured[i]!.rounds, measured[i]!.plain));
+  // Last: metrics (prom-client's default collectors) watch the whole process once made, so the other rows
+  // run before they exist; the plain Koa measurements paired with this row run with them too (on plain Koa
+  // they make no difference measurable here: the request path is what this row adds).
   const metrics = new ServiceMetrics();
-  const measured = await listen(fullStack(dispatcher, process.env.LOG_LEVEL ?? 'info', services, metrics));
-  const metricsRounds: Measured[] = [];
-  for (let round = 0; round < ROUNDS; round++) metricsRounds.push(await load(`${measured.url}${templated}`));
-  await close(measured.server);
-  const metricsRow = rowOf(`full stack + metrics, templated GET`, metricsRounds, measurements[0]!);
-  rows.splice(4, 0, metricsRow);
+  const metricsServer = await listen(fullStack(dispatcher, process.env.LOG_LEVEL ?? 'info', services, metrics));
+  const [metricsMeasured] = await pairedRounds([`${metricsServer.url}${templated}`]);
+  await close(metricsServer.server);
+  await close(plain.server);
+  const metricsRounds = metricsMeasured!.rounds;
+  rows.splice(3, 0, rowOf(`full stack + metrics, templated GET`, metricsRounds, metricsMeasured!.plain));
+  rows.unshift(rowOf('plain Koa, constant JSON', plainMeasured, plainMeasured));
   const answered = metricsRounds.reduce((sum, m) => sum + m.result.requests.total, 0);
   const counted = (await metrics.registry.getSingleMetric('dots_http_requests_total')!.get()).values.reduce((sum, value) => sum + value.value, 0);
   if (counted < answered) throw new Error(`metrics counted ${counted} requests, fewer than the ${answered} answered`);
@@ -332,7 +350,7 @@ async function main(): Promise<void> {
   console.log('-'.repeat(width + 69));
   for (const row of rows) {
     console.log(
-      `${row.name.padEnd(width)}  ${pad(row.rps.toFixed(0), 7)}  ${pad(String(row.p50), 6)}  ${pad(String(row.p99), 6)}  ${pad(percent(row.share), 7)}  ${pad(row.serverUs.toFixed(1), 13)}  ${row.shares.map(percent).join(' ')}`,
+      `${row.name.padEnd(width)}  ${pad(row.rps.toFixed(0), 7)}  ${pad(String(row.p50), 6)}  ${pad(String(row.p99), 6)}  ${pad(percent(row.share), 7)}  ${pad(row.serverUs.toFixed(1), 13)}  ${row === rows[0] ? `(${row.rounds.length} measurements)` : row.shares.map(percent).join(' ')}`,
     );
   }
   const cost = rows[3]!.serverUs - rows[2]!.serverUs;

@@ -254,7 +254,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     counted = 1,
   ): boolean {
     if (!limiter) return true;
-    let decision = limiter.take(limitClass, account ? `account:${account.id}` : `address:${clientAddress(koa.req, trustProxy)}`, points);
+    let decision = account ? limiter.take(limitClass, 'account', account.id, points) : limiter.take(limitClass, 'address', clientAddress(koa.req, trustProxy), points);
     const ofKey = key && limiter.takeKey(limitClass, key.keyId, points);
     if (ofKey && (!ofKey.allowed || (decision.allowed && ofKey.remaining < decision.remaining))) decision = ofKey;
     const headers = limitHeaders(decision);

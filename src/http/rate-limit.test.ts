@@ -51,15 +51,23 @@ describe('RequestLimiter', () => {
 
   it('gives each worker process its share of every budget, at least one request', () => {
     const limiter = new RequestLimiter({ budgets, processes: 3 });
-    expect(limiter.take('public-reads', 'address:x').limit).toBe(3);
-    expect(limiter.take('private-reads', 'account:y').limit).toBe(2);
-    expect(limiter.take('order-writes', 'account:y').limit).toBe(1);
+    expect(limiter.take('public-reads', 'address', 'x').limit).toBe(3);
+    expect(limiter.take('private-reads', 'account', 'y').limit).toBe(2);
+    expect(limiter.take('order-writes', 'account', 'y').limit).toBe(1);
+  });
+
+  it('keeps accounts and addresses apart, whatever their ids look like', () => {
+    const limiter = new RequestLimiter({ budgets, processes: 1 });
+    expect(limiter.take('order-writes', 'address', 'same').allowed).toBe(true);
+    expect(limiter.take('order-writes', 'address', 'same').allowed).toBe(false);
+    expect(limiter.take('order-writes', 'account', 'same').allowed).toBe(true);
+    expect(limiter.take('public-reads', 'address', 'same')).toMatchObject({ allowed: true, remaining: 9 });
   });
 
   it("keeps API keys' budgets apart from the accounts' and the addresses'", () => {
     const limiter = new RequestLimiter({ budgets, keyBudgets: { 'private-reads': budget(2), 'order-writes': budget(4) }, processes: 1 });
     expect(limiter.takeKey('private-reads', 'k1')).toMatchObject({ limit: 2, remaining: 1 });
-    expect(limiter.take('private-reads', 'k1')).toMatchObject({ limit: 7, remaining: 6 });
+    expect(limiter.take('private-reads', 'account', 'k1')).toMatchObject({ limit: 7, remaining: 6 });
     expect(limiter.takeKey('login', 'k1')).toBeUndefined();
   });
 });

@@ -86,29 +86,31 @@ export class FixedWindows {
   }
 }
 
+/** Who a request is counted against: its account (with a valid token or key), else its client address. */
+export type Counted = 'account' | 'address';
+
 /**
  * The request budgets of this process: a fixed window per class and client (the account when the request
  * carries a valid token, else the client address), kept in memory. Budgets are per process: with several
  * worker processes each allows budget / processes; several instances each allow it in full (README,
- * "Abuse controls").
+ * "Abuse controls"). Accounts and addresses have windows of their own, so a client's key is its id or
+ * address as it is (whose hash the runtime keeps), not a string built per request.
  */
 export class RequestLimiter {
-  readonly #budgets = new Map<string, FixedWindows>();
+  readonly #budgets = new Map<string, Record<Counted, FixedWindows>>();
+  readonly #keyBudgets = new Map<string, FixedWindows>();
 
   constructor(options: RequestLimiterOptions) {
-    const budgets: Array<[string, RateBudget]> = [
-      ...Object.entries(options.budgets),
-      ...Object.entries(options.keyBudgets ?? {}).map(([name, budget]): [string, RateBudget] => [`key-${name}`, budget]),
-    ];
-    for (const [name, budget] of budgets) {
-      const points = Math.max(1, Math.floor(budget.points / Math.max(1, options.processes)));
-      this.#budgets.set(name, new FixedWindows(points, budget.durationSecs));
+    const share = (budget: RateBudget) => Math.max(1, Math.floor(budget.points / Math.max(1, options.processes)));
+    for (const [name, budget] of Object.entries(options.budgets)) {
+      this.#budgets.set(name, { account: new FixedWindows(share(budget), budget.durationSecs), address: new FixedWindows(share(budget), budget.durationSecs) });
     }
+    for (const [name, budget] of Object.entries(options.keyBudgets ?? {})) this.#keyBudgets.set(name, new FixedWindows(share(budget), budget.durationSecs));
   }
 
-  /** Takes `points` (one request, or the items a request counts) from the budget of `key` in `name`. */
-  take(name: RateLimitClass, key: string, points = 1): LimitDecision {
-    return this.#budgets.get(name)!.take(key, points);
+  /** Takes `points` (one request, or the items a request counts) from the budget in `name` of an account or an address. */
+  take(name: RateLimitClass, counted: Counted, id: string, points = 1): LimitDecision {
+    return this.#budgets.get(name)![counted].take(id, points);
   }
 
   /**
@@ -116,7 +118,7 @@ export class RequestLimiter {
    * class); the request also draws on its account's (take).
    */
   takeKey(name: RateLimitClass, keyId: string, points = 1): LimitDecision | undefined {
-    return this.#budgets.get(`key-${name}`)?.take(keyId, points);
+    return this.#keyBudgets.get(name)?.take(keyId, points);
   }
 }
 
