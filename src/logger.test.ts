@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { AccessLog, accessLine, createLogger, TurnBatch } from './logger.js';
+import { ACCESS_LOG_DELAY_MS, AccessLog, accessLine, createLogger, TurnBatch } from './logger.js';
 
 function capture(): { sink: Writable; lines: string[] } {
   const lines: string[] = [];
@@ -42,23 +42,30 @@ describe('createLogger time', () => {
 describe('AccessLog', () => {
   const fields = { requestId: 'r-1', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', method: 'GET', path: '/api/markets', status: 200, ms: 0.42, client: '127.0.0.1', accountId: undefined };
 
-  it('writes, when the turn ends, the line the logger itself would, stamped with the time it was given', async () => {
+  const flushed = () => new Promise((resolve) => setTimeout(resolve, ACCESS_LOG_DELAY_MS + 5));
+
+  it('writes the line the logger itself would, stamped with the time it was given, with those that follow it', async () => {
     const { sink, lines } = capture();
     const logger = createLogger('info', sink);
     const access = new AccessLog(logger);
     const before = Date.now();
     access.write(fields);
     const given = Date.now();
-    // a later millisecond for the logger's own line, in the same turn
+    // a later millisecond for the logger's own line
     while (Date.now() <= given);
     logger.info(fields, 'request');
+    access.write({ ...fields, requestId: 'r-2' });
     expect(lines).toHaveLength(1);
     await new Promise((resolve) => setImmediate(resolve));
-    const [own, deferred] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(1);
+    await flushed();
+    expect(lines).toHaveLength(3);
+    const [own, deferred, next] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(deferred!.time).toBeGreaterThanOrEqual(before);
     expect(deferred!.time).toBeLessThanOrEqual(given);
     expect(own!.time).toBeGreaterThan(given);
     expect({ ...deferred, time: 0 }).toEqual({ ...own, time: 0 });
+    expect(next).toMatchObject({ requestId: 'r-2', msg: 'request' });
   });
 
   it('writes exactly the line pino writes, for any text in its fields', () => {
@@ -82,7 +89,7 @@ describe('AccessLog', () => {
     const { sink, lines } = capture();
     const access = new AccessLog(createLogger('info', sink));
     access.write({ ...fields, password: 'hunter2', token: 'dots_secret', req: { headers: { authorization: 'Bearer dots_secret' } } } as never);
-    await new Promise((resolve) => setImmediate(resolve));
+    await flushed();
     for (const secret of ['hunter2', 'dots_secret', 'password', 'authorization']) expect(lines[0]).not.toContain(secret);
     expect(Object.keys(JSON.parse(lines[0]!) as object)).toEqual(['level', 'time', 'pid', 'hostname', ...Object.keys(fields).filter((key) => key !== 'accountId'), 'msg']);
   });
