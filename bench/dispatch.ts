@@ -4,8 +4,8 @@
  * The real bundled document (openapi/dist/openapi.json) is padded with generated operations to at least
  * 150, their request validators are emitted exactly as `npm run codegen` emits the service's
  * (codegen/validators.ts) and loaded from a CommonJS file, and the dispatcher is built by the service's own
- * createApiMiddleware. Then, one after another, at 32 connections (autocannon in a worker thread, so the
- * server keeps its own core):
+ * createApiMiddleware. Each server runs in a process of its own (bench/dispatch-server.ts), as the service
+ * does, and is loaded at 32 connections by autocannon in a worker thread of this process:
  *   - plain Koa answering a constant JSON;
  *   - the full stack (the middleware chain src/app.ts builds: request lifecycle with info logging to
  *     /dev/null, docs assets, JSON body parser, dispatcher) on a literal path;
@@ -14,12 +14,12 @@
  *     budget no client of the benchmark reaches: what taking each request from its budget costs.
  *   - the same with metrics on (src/observability/metrics.ts: a counter and a histogram per request).
  * The padded operations' handler answers a small constant JSON (no database), as plain Koa does.
- * The rows are measured in BENCH_ROUNDS rounds (default 5), every row once per round (the metrics row's
- * rounds last, since metrics watch the whole process once made), each time paired with plain Koa measured
- * just before it or just after it (in turn, round by round): on a small virtual machine the same server's
- * requests/s moves by a fifth or more from one measurement to the next, and the host's speed drifts over
- * seconds. Each row's share of plain Koa is the median of its pairs' shares (each printed); its requests/s
- * the mean of its rounds', p50 and p99 their medians; plain Koa's row is all of its measurements.
+ * The rows are measured in BENCH_ROUNDS rounds (default 5), every row once per round, each time paired
+ * with plain Koa measured just before it or just after it (in turn, round by round): on a small virtual
+ * machine the same server's requests/s moves by a fifth or more from one measurement to the next, and the
+ * host's speed drifts over seconds. Each row's share of plain Koa is the median of its pairs' shares (each
+ * printed); its requests/s the mean of its rounds', p50 and p99 their medians; plain Koa's row is all of
+ * its measurements.
  * Besides requests/s and latency, each row shows the server's event-loop busy time per request (from
  * performance.eventLoopUtilization), which is what the dispatcher adds independently of the load generator.
  * Exits non-zero if a row answers anything but 200, or if the full stack is under TARGET_SHARE of plain Koa
@@ -27,32 +27,21 @@
  *
  * Options (environment): BENCH_DURATION seconds per row and round (default 2), BENCH_ROUNDS (default 5), BENCH_WARMUP (default 1),
  * BENCH_CONNECTIONS (default 32), BENCH_OPERATIONS minimum operation count (default 150),
- * BENCH_BREAKDOWN=1 adds two rows (the chain without the dispatcher; the dispatcher without the chain),
- * BENCH_WORKERS=0 runs autocannon in the server's own thread instead of a worker thread.
+ * BENCH_BREAKDOWN=1 adds two rows (the chain without the dispatcher; the dispatcher without the chain).
  */
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import Koa from 'koa';
 import type { OpenAPIV3 } from 'openapi-types';
-import { listOperations } from '../codegen/operations.js';
 import { emitRequestValidators } from '../codegen/validators.js';
-import { buildApp } from '../src/app.js';
-import { handlers } from '../src/handlers/index.js';
-import { createApiMiddleware, type DispatchEntry, type OperationImplementation } from '../src/http/api.js';
-import { RequestLimiter } from '../src/http/rate-limit.js';
-import { loadAbuseConfig } from '../src/config.js';
-import { createLogger, logDestination } from '../src/logger.js';
-import type { ObservabilityConfig } from '../src/config.js';
-import { observedHttp } from '../src/observability/http.js';
-import { ServiceMetrics } from '../src/observability/metrics.js';
-import type { Services } from '../src/services.js';
-import { type AutocannonResult, autocannon, close, listen, median } from './lib.js';
+import { RequestLimiter, limitHeaders } from '../src/http/rate-limit.js';
+import { BENCH_HANDLER, type ServerKind, UNREACHABLE_BUDGET } from './dispatch-server.js';
+import { type AutocannonResult, autocannon, median } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
 
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 2);
@@ -66,7 +55,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const MIN_OPERATIONS = Number(process.env.BENCH_OPERATIONS ?? 150);
 const TARGET_SHARE = 0.6;
 const START_LIMIT_MS = 5000;
-const BENCH_HANDLER = 'benchConstant';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 
 function countOperations(doc: OpenAPIV3.Document): number {
@@ -139,18 +127,6 @@ function padDocument(real: OpenAPIV3.Document, minimum: number): { doc: OpenAPIV
   };
 }
 
-/** The default settings of the layers around the dispatcher (no CORS, no metrics token). */
-const OBSERVABILITY: ObservabilityConfig = { corsOrigins: [], catalogueMaxAgeSecs: 5, metricsPort: undefined, metricsToken: undefined, shutdownDelaySecs: 0 };
-
-/**
- * The app createApp (src/app.ts) serves, around the given dispatcher, logging at `logLevel` to /dev/null:
- * HTTP caching, and request metrics when `metrics` is given (as with METRICS_PORT or METRICS_TOKEN set).
- */
-function fullStack(dispatcher: Koa.Middleware, logLevel: string, services: Services, metrics?: ServiceMetrics): Koa {
-  return buildApp(createLogger(logLevel, logDestination('/dev/null')), dispatcher, observedHttp(services, OBSERVABILITY, metrics));
-}
-
-
 async function expectStatus(url: string, status: number, init?: RequestInit): Promise<void> {
   const response = await fetch(url, init);
   const text = await response.text();
@@ -192,24 +168,75 @@ function rowOf(name: string, rounds: Measured[], plain: Measured[]): Row {
   };
 }
 
-async function load(url: string): Promise<Measured> {
-  const options = { url, connections: CONNECTIONS, ...(process.env.BENCH_WORKERS === '0' ? {} : { workers: 1 }) };
-  if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
-  const before = performance.eventLoopUtilization();
-  const result = await autocannon({ ...options, duration: DURATION });
-  const busy = performance.eventLoopUtilization(before);
-  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0 || result.requests.total === 0) {
-    throw new Error(`${url}: ${result.errors} errors, ${result.timeouts} timeouts, status codes ${JSON.stringify(result.statusCodeStats)}`);
+/** A server of the benchmark: its process, the URL it listens on, its time from loading to listening. */
+interface Server {
+  kind: ServerKind;
+  child: ChildProcess;
+  url: string;
+  startMs: number;
+}
+
+/** The answer to `message` that carries `key`. */
+function ask<T>(child: ChildProcess, message: string | undefined, key: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (answer: unknown) => {
+      if (typeof answer !== 'object' || answer === null || !(key in answer)) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve((answer as Record<string, T>)[key]!);
+    };
+    const onExit = (code: number | null) => reject(new Error(`bench:dispatch server exited with ${code}`));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    if (message !== undefined) child.send(message);
+  });
+}
+
+/**
+ * With two CPUs or more and taskset at hand, the servers run on the last CPU and this process (the load
+ * generator's thread) on the others: left to the scheduler, a server and the load generator now and then
+ * share a CPU for a whole measurement, and a row moves by a fifth. Returns the servers' CPU, or why not.
+ */
+function pinCpus(): { serverCpu: number } | { unpinned: string } {
+  const cpus = os.availableParallelism();
+  if (cpus < 2) return { unpinned: 'one CPU' };
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', `0-${cpus - 2}`, String(process.pid)], { stdio: 'ignore' });
+    return { serverCpu: cpus - 1 };
+  } catch {
+    return { unpinned: 'no taskset' };
   }
-  return { result, serverUs: (busy.active * 1000) / result.requests.total };
+}
+
+/** Forks a server (this process's execArgv: the same TypeScript loader), on `cpu` when given. */
+async function startServer(kind: ServerKind, files: { document: string; validators: string }, cpu: number | undefined): Promise<Server> {
+  const child = fork(path.join(root, 'bench/dispatch-server.ts'), [kind], {
+    env: { ...process.env, DISPATCH_DOCUMENT: files.document, DISPATCH_VALIDATORS: files.validators },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    ...(cpu === undefined ? {} : { execPath: 'taskset', execArgv: ['-c', String(cpu), process.execPath, ...process.execArgv] }),
+  });
+  const listening = ask<string>(child, undefined, 'listening');
+  const startMs = ask<number>(child, undefined, 'startMs');
+  return { kind, child, url: await listening, startMs: await startMs };
+}
+
+async function load(server: Server, pathAndQuery: string): Promise<Measured> {
+  const options = { url: `${server.url}${pathAndQuery}`, connections: CONNECTIONS, workers: 1 };
+  if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
+  await ask(server.child, 'busy', 'busyMs');
+  const result = await autocannon({ ...options, duration: DURATION });
+  const busyMs = await ask<number>(server.child, 'busy', 'busyMs');
+  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0 || result.requests.total === 0) {
+    throw new Error(`${options.url}: ${result.errors} errors, ${result.timeouts} timeouts, status codes ${JSON.stringify(result.statusCodeStats)}`);
+  }
+  return { result, serverUs: (busyMs * 1000) / result.requests.total };
 }
 
 /**
  * CPU time per RequestLimiter.take (headers built), on one client address and spread over 100,000 (made
  * beforehand, as a request's address is its socket's).
  */
-async function limiterCpuCost(limiter: RequestLimiter): Promise<{ oneKey: number; manyKeys: number }> {
-  const { limitHeaders } = await import('../src/http/rate-limit.js');
+function limiterCpuCost(limiter: RequestLimiter): { oneKey: number; manyKeys: number } {
   const addresses = Array.from({ length: 100_000 }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
   const measure = (keys: number, calls: number) => {
     for (let i = 0; i < 10_000; i++) limitHeaders(limiter.take('public-reads', 'address', addresses[i % keys]!));
@@ -221,10 +248,6 @@ async function limiterCpuCost(limiter: RequestLimiter): Promise<{ oneKey: number
   return { oneKey: measure(1, 300_000), manyKeys: measure(100_000, 300_000) };
 }
 
-const constant: Koa.Middleware = (ctx) => {
-  ctx.body = { id: 'list', ok: true };
-};
-
 async function main(): Promise<void> {
   const real = JSON.parse(await readFile(path.join(root, 'openapi/dist/openapi.json'), 'utf8').catch(() => {
     throw new Error('openapi/dist/openapi.json is missing: run npm run codegen');
@@ -234,116 +257,77 @@ async function main(): Promise<void> {
   const total = countOperations(doc);
 
   // Build time, not start time: what `npm run codegen` does for the service's own document.
-  let started = performance.now();
+  const started = performance.now();
   const code = await emitRequestValidators(doc);
-  const operations: Record<string, DispatchEntry> = {};
-  // Every field of the generated table (roles, clamps, budgets, API key scopes), as the service's.
-  for (const op of listOperations(doc)) operations[op.operationId] = op;
   // Inside node_modules so that the emitted require("ajv/...") calls resolve as they do from src/generated.
-  const validatorsFile = path.join(root, 'node_modules/.cache/dots-bench/request-validators.cjs');
-  await mkdir(path.dirname(validatorsFile), { recursive: true });
-  await writeFile(validatorsFile, code);
+  const cache = path.join(root, 'node_modules/.cache/dots-bench');
+  const files = { document: path.join(cache, 'dispatch-document.json'), validators: path.join(cache, 'request-validators.cjs') };
+  await mkdir(cache, { recursive: true });
+  await writeFile(files.validators, code);
+  await writeFile(files.document, JSON.stringify(doc));
   const codegenMs = performance.now() - started;
 
-  const benchHandler: OperationImplementation = async (request) => ({
-    status: 200,
-    body: { id: (request.params as { id?: string } | undefined)?.id ?? 'list', ok: true },
-  });
-  // The padded operations need no database: the security handler is never reached for them.
-  const services = {
-    document: doc,
-    accounts: { authenticate: async () => undefined },
-  } as unknown as Services;
+  const kinds: ServerKind[] = ['plain', 'full', 'limited', 'metrics', ...(process.env.BENCH_BREAKDOWN === '1' ? (['chain', 'dispatcher'] as const) : [])];
+  const servers = new Map<ServerKind, Server>();
+  const pinned = pinCpus();
+  try {
+    for (const kind of kinds) servers.set(kind, await startServer(kind, files, 'serverCpu' in pinned ? pinned.serverCpu : undefined));
+    const server = (kind: ServerKind) => servers.get(kind)!;
+    // Start: load the precompiled validators, build the dispatcher and the app, listen (in the server), first answer.
+    const firstAnswer = performance.now();
+    await expectStatus(`${server('full').url}${templated}`, 200);
+    const startMs = server('full').startMs + performance.now() - firstAnswer;
+    const limitedAnswer = await fetch(`${server('limited').url}${templated}`);
+    await limitedAnswer.arrayBuffer();
+    if (limitedAnswer.headers.get('ratelimit-limit') !== String(UNREACHABLE_BUDGET.points)) throw new Error('the limited stack does not answer with its RateLimit headers');
 
-  // Start: load the precompiled validators, build the dispatcher and the app, listen, first answer.
-  started = performance.now();
-  delete require.cache[validatorsFile];
-  const validators = require(validatorsFile) as Record<string, unknown[]>;
-  const dispatcher = await createApiMiddleware({
-    services,
-    document: doc,
-    operations,
-    validators,
-    handlers: { ...handlers, [BENCH_HANDLER]: benchHandler },
-  });
-  const full = await listen(fullStack(dispatcher, process.env.LOG_LEVEL ?? 'info', services));
-  // The service's default budgets, raised out of reach (all the load comes from one address).
-  const abuse = loadAbuseConfig({});
-  const unreachable = { points: 1_000_000_000, durationSecs: 1 };
-  const limiter = new RequestLimiter({ ...abuse, budgets: { 'public-reads': unreachable, 'private-reads': unreachable, 'order-writes': unreachable, login: unreachable, registration: unreachable } });
-  const limitedDispatcher = await createApiMiddleware({ services, document: doc, operations, validators, handlers: { ...handlers, [BENCH_HANDLER]: benchHandler }, limiter });
-  const limited = await listen(fullStack(limitedDispatcher, process.env.LOG_LEVEL ?? 'info', services));
-  const limitedAnswer = await fetch(`${limited.url}${templated}`);
-  await limitedAnswer.arrayBuffer();
-  if (limitedAnswer.headers.get('ratelimit-limit') !== String(unreachable.points)) throw new Error('the limited stack does not answer with its RateLimit headers');
-  await expectStatus(`${full.url}${templated}`, 200);
-  const startMs = performance.now() - started;
+    // The dispatcher really routes and validates: these must not be 200.
+    const full = server('full').url;
+    const item = templated.split('?')[0]!;
+    await expectStatus(`${full}${item}?limit=0`, 400);
+    await expectStatus(`${full}${item}?status=bogus`, 400);
+    await expectStatus(`${full}${item}?limit=abc`, 400);
+    await expectStatus(`${full}${literal}/`, 200);
+    await expectStatus(`${full}${literal.replace('/items', '/nothing')}`, 404);
+    await expectStatus(`${full}${literal}`, 405, { method: 'PATCH' });
+    await expectStatus(`${full}${literal}`, 400, { method: 'POST', body: '{"size":-1}', headers: { 'content-type': 'application/json' } });
 
-  // The dispatcher really routes and validates: these must not be 200.
-  const item = templated.split('?')[0]!;
-  await expectStatus(`${full.url}${item}?limit=0`, 400);
-  await expectStatus(`${full.url}${item}?status=bogus`, 400);
-  await expectStatus(`${full.url}${item}?limit=abc`, 400);
-  await expectStatus(`${full.url}${literal}/`, 200);
-  await expectStatus(`${full.url}${literal.replace('/items', '/nothing')}`, 404);
-  await expectStatus(`${full.url}${literal}`, 405, { method: 'PATCH' });
-  await expectStatus(`${full.url}${literal}`, 400, { method: 'POST', body: '{"size":-1}', headers: { 'content-type': 'application/json' } });
-
-  const plainApp = new Koa();
-  plainApp.use(constant);
-  const plain = await listen(plainApp);
-  const targets = [
-    { name: `full stack, literal   GET ${literal}`, server: full, url: `${full.url}${literal}` },
-    { name: `full stack, templated GET ${templated}`, server: full, url: `${full.url}${templated}` },
-    { name: `full stack with rate limiting, templated GET`, server: limited, url: `${limited.url}${templated}` },
-  ];
-  if (process.env.BENCH_BREAKDOWN === '1') {
-    const chain = await listen(fullStack(constant, process.env.LOG_LEVEL ?? 'info', services));
-    targets.push({ name: '  chain without dispatcher, constant JSON', server: chain, url: `${chain.url}/` });
-    const alone = new Koa();
-    alone.use(dispatcher);
-    const bare = await listen(alone);
-    targets.push({ name: `  dispatcher alone, GET ${templated}`, server: bare, url: `${bare.url}${templated}` });
-  }
-  const plainMeasured: Measured[] = [];
-  /** Each URL measured once a round, paired with plain Koa measured just before it or just after (in turn). */
-  async function pairedRounds(urls: string[]): Promise<Array<{ rounds: Measured[]; plain: Measured[] }>> {
-    const measured = urls.map(() => ({ rounds: [] as Measured[], plain: [] as Measured[] }));
+    const targets: Array<{ name: string; server: Server; path: string }> = [
+      { name: `full stack, literal   GET ${literal}`, server: server('full'), path: literal },
+      { name: `full stack, templated GET ${templated}`, server: server('full'), path: templated },
+      { name: `full stack with rate limiting, templated GET`, server: server('limited'), path: templated },
+      { name: `full stack + metrics, templated GET`, server: server('metrics'), path: templated },
+    ];
+    if (servers.has('chain')) targets.push({ name: '  chain without dispatcher, constant JSON', server: server('chain'), path: '/' });
+    if (servers.has('dispatcher')) targets.push({ name: `  dispatcher alone, GET ${templated}`, server: server('dispatcher'), path: templated });
+    // Each target once a round, paired with plain Koa measured just before it or just after (in turn).
+    const measured = targets.map(() => ({ rounds: [] as Measured[], plain: [] as Measured[] }));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [i, url] of urls.entries()) {
+      for (const [i, target] of targets.entries()) {
         const plainFirst = (round + i) % 2 === 0;
-        if (plainFirst) measured[i]!.plain.push(await load(`${plain.url}/`));
-        measured[i]!.rounds.push(await load(url));
-        if (!plainFirst) measured[i]!.plain.push(await load(`${plain.url}/`));
+        if (plainFirst) measured[i]!.plain.push(await load(server('plain'), '/'));
+        measured[i]!.rounds.push(await load(target.server, target.path));
+        if (!plainFirst) measured[i]!.plain.push(await load(server('plain'), '/'));
       }
     }
-    for (const { plain: pairs } of measured) plainMeasured.push(...pairs);
-    return measured;
+    const plainMeasured = measured.flatMap(({ plain }) => plain);
+    const rows = [rowOf('plain Koa, constant JSON', plainMeasured, plainMeasured), ...targets.map((target, i) => rowOf(target.name, measured[i]!.rounds, measured[i]!.plain))];
+    const answered = measured[3]!.rounds.reduce((sum, m) => sum + m.result.requests.total, 0);
+    const counted = await ask<number>(server('metrics').child, 'counted', 'counted');
+    if (counted < answered) throw new Error(`metrics counted ${counted} requests, fewer than the ${answered} answered`);
+    report(rows, { total, realCount, startMs, codegenMs, cpus: 'serverCpu' in pinned ? `servers on CPU ${pinned.serverCpu}, load generator on the others` : `not pinned to CPUs (${pinned.unpinned})` });
+  } finally {
+    for (const { child } of servers.values()) child.disconnect();
   }
-  const measured = await pairedRounds(targets.map((target) => target.url));
-  for (const server of new Set(targets.map((target) => target.server.server))) await close(server);
-  const rows = targets.map((target, i) => rowOf(target.name, measured[i]!.rounds, measured[i]!.plain));
-  // Last: metrics (prom-client's default collectors) watch the whole process once made, so the other rows
-  // run before they exist; the plain Koa measurements paired with this row run with them too (on plain Koa
-  // they make no difference measurable here: the request path is what this row adds).
-  const metrics = new ServiceMetrics();
-  const metricsServer = await listen(fullStack(dispatcher, process.env.LOG_LEVEL ?? 'info', services, metrics));
-  const [metricsMeasured] = await pairedRounds([`${metricsServer.url}${templated}`]);
-  await close(metricsServer.server);
-  await close(plain.server);
-  const metricsRounds = metricsMeasured!.rounds;
-  rows.splice(3, 0, rowOf(`full stack + metrics, templated GET`, metricsRounds, metricsMeasured!.plain));
-  rows.unshift(rowOf('plain Koa, constant JSON', plainMeasured, plainMeasured));
-  const answered = metricsRounds.reduce((sum, m) => sum + m.result.requests.total, 0);
-  const counted = (await metrics.registry.getSingleMetric('dots_http_requests_total')!.get()).values.reduce((sum, value) => sum + value.value, 0);
-  if (counted < answered) throw new Error(`metrics counted ${counted} requests, fewer than the ${answered} answered`);
+}
 
+function report(rows: Row[], figures: { total: number; realCount: number; startMs: number; codegenMs: number; cpus: string }): void {
+  const { total, realCount, startMs, codegenMs, cpus } = figures;
   const width = Math.max(...rows.map((row) => row.name.length));
   const pad = (text: string, n: number) => text.padStart(n);
-  const where = process.env.BENCH_WORKERS === '0' ? 'autocannon in the server thread' : 'autocannon in a worker thread';
   console.log(
     `\ndispatch benchmark: ${total} operations (${realCount} real + ${total - realCount} generated), ${CONNECTIONS} connections, ` +
-      `${ROUNDS} round(s) of every row, ${DURATION} s per row after ${WARMUP} s warm-up, ${where}, Node ${process.version}\n`,
+      `${ROUNDS} round(s) of every row, ${DURATION} s per row after ${WARMUP} s warm-up, a process per server (${cpus}), Node ${process.version}\n`,
   );
   const percent = (share: number) => `${(share * 100).toFixed(0)}%`;
   console.log(`${'row'.padEnd(width)}  ${pad('req/s', 7)}  ${pad('p50 ms', 6)}  ${pad('p99 ms', 6)}  ${pad('% plain', 7)}  ${pad('server µs/req', 13)}  rounds (% plain)`);
@@ -354,7 +338,8 @@ async function main(): Promise<void> {
     );
   }
   const cost = rows[3]!.serverUs - rows[2]!.serverUs;
-  const alone = await limiterCpuCost(limiter);
+  // The service's default budgets raised out of reach, as the limited server's.
+  const alone = limiterCpuCost(new RequestLimiter({ processes: 1, budgets: { 'public-reads': UNREACHABLE_BUDGET, 'private-reads': UNREACHABLE_BUDGET, 'order-writes': UNREACHABLE_BUDGET, login: UNREACHABLE_BUDGET, registration: UNREACHABLE_BUDGET } }));
   console.log(`\nrate limiting: ${cost.toFixed(1)} µs of server time per request (limited templated row minus the templated row);`);
   console.log(`  the limiter alone: ${alone.oneKey.toFixed(2)} µs of CPU per request on one client, ${alone.manyKeys.toFixed(2)} µs over 100,000 clients (process CPU time, not disturbed by other load)`);
   console.log(`start to first answer (load validators, create dispatcher, listen, first 200): ${startMs.toFixed(0)} ms`);
