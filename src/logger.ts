@@ -21,12 +21,11 @@ const CHUNK_BYTES = 16 * 1024;
 
 /**
  * The lines logged during one turn of the event loop, handed to the file as one buffer when the turn ends
- * (setImmediate): a busy server makes one write per turn (of 30 requests and more under load) instead of
- * one per request, each write costing more than pino takes to format a line; sonic-boom's own batching
- * (minLength) re-measures its whole buffer on every line, which costs as much. Each line is encoded as it
- * comes, while pino's freshly concatenated string is still in the cache: a turn's lines kept as one string
- * were flattened and measured at the end of the turn, their pieces scattered over the heap by then (about
- * 1 µs a line).
+ * (setImmediate): one write per turn instead of one per line (the access log's lines come in batches, see
+ * AccessLog), each write costing more than formatting a line; sonic-boom's own batching (minLength)
+ * re-measures its whole buffer on every line, which costs as much. Each line is encoded as it comes, while
+ * its freshly concatenated string is still in the cache: a turn's lines kept as one string were flattened
+ * and measured at the end of the turn, their pieces scattered over the heap by then (about 1 µs a line).
  */
 export class TurnBatch implements DestinationStream {
   private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
