@@ -41,6 +41,12 @@ export const BENCH_HANDLER = 'benchConstant';
 /** A budget no client of the benchmark reaches (all its load comes from one address), per second. */
 export const UNREACHABLE_BUDGET = { points: 1_000_000_000, durationSecs: 1 };
 
+/** The service's request budgets, every one raised to UNREACHABLE_BUDGET. */
+export function unreachableLimiter(): RequestLimiter {
+  const budget = UNREACHABLE_BUDGET;
+  return new RequestLimiter({ processes: 1, budgets: { 'public-reads': budget, 'private-reads': budget, 'order-writes': budget, login: budget, registration: budget } });
+}
+
 /** The default settings of the layers around the dispatcher (no CORS, no metrics token). */
 const OBSERVABILITY: ObservabilityConfig = { corsOrigins: [], catalogueMaxAgeSecs: 5, metricsPort: undefined, metricsToken: undefined, shutdownDelaySecs: 0 };
 
@@ -62,11 +68,7 @@ async function serverApp(kind: ServerKind): Promise<{ app: Koa; metrics?: Servic
   for (const op of listOperations(document)) operations[op.operationId] = op;
   // The padded operations need no database: the security handler is never reached for them.
   const services = { document, accounts: { authenticate: async () => undefined } } as unknown as Services;
-  // The service's budgets, raised out of reach.
-  const limiter =
-    kind === 'limited'
-      ? new RequestLimiter({ processes: 1, budgets: { 'public-reads': UNREACHABLE_BUDGET, 'private-reads': UNREACHABLE_BUDGET, 'order-writes': UNREACHABLE_BUDGET, login: UNREACHABLE_BUDGET, registration: UNREACHABLE_BUDGET } })
-      : undefined;
+  const limiter = kind === 'limited' ? unreachableLimiter() : undefined;
   const dispatcher = await createApiMiddleware({ services, document, operations, validators, handlers: { ...handlers, [BENCH_HANDLER]: benchHandler }, limiter });
   if (kind === 'dispatcher') return { app: new Koa().use(dispatcher) };
   const metrics = kind === 'metrics' ? new ServiceMetrics() : undefined;

@@ -37,8 +37,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { OpenAPIV3 } from 'openapi-types';
 import { emitRequestValidators } from '../codegen/validators.js';
-import { RequestLimiter, limitHeaders } from '../src/http/rate-limit.js';
-import { BENCH_HANDLER, type ServerKind, UNREACHABLE_BUDGET } from './dispatch-server.js';
+import { limitHeaders, type RequestLimiter } from '../src/http/rate-limit.js';
+import { BENCH_HANDLER, type ServerKind, UNREACHABLE_BUDGET, unreachableLimiter } from './dispatch-server.js';
 import { type AutocannonResult, autocannon, median } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -148,7 +148,7 @@ interface Row {
   p50: number;
   p99: number;
   serverUs: number;
-  /** Each round's requests/s over plain Koa's of the same round, and their median. */
+  /** Each round's requests/s over that of the plain Koa measurement paired with it, and their median. */
   shares: number[];
   share: number;
 }
@@ -338,8 +338,8 @@ function report(rows: Row[], figures: { total: number; realCount: number; startM
     );
   }
   const cost = rows[3]!.serverUs - rows[2]!.serverUs;
-  // The service's default budgets raised out of reach, as the limited server's.
-  const alone = limiterCpuCost(new RequestLimiter({ processes: 1, budgets: { 'public-reads': UNREACHABLE_BUDGET, 'private-reads': UNREACHABLE_BUDGET, 'order-writes': UNREACHABLE_BUDGET, login: UNREACHABLE_BUDGET, registration: UNREACHABLE_BUDGET } }));
+  // the limited server's budgets
+  const alone = limiterCpuCost(unreachableLimiter());
   console.log(`\nrate limiting: ${cost.toFixed(1)} µs of server time per request (limited templated row minus the templated row);`);
   console.log(`  the limiter alone: ${alone.oneKey.toFixed(2)} µs of CPU per request on one client, ${alone.manyKeys.toFixed(2)} µs over 100,000 clients (process CPU time, not disturbed by other load)`);
   console.log(`start to first answer (load validators, create dispatcher, listen, first 200): ${startMs.toFixed(0)} ms`);
