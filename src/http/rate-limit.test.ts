@@ -31,17 +31,25 @@ describe('FixedWindows', () => {
     expect(windows.take('a', 1, start)).toMatchObject({ allowed: false, remaining: 0 });
   });
 
-  it('drops ended windows once per duration, when a window opens', () => {
+  it('drops ended windows a generation later, all at once, and keeps counting open ones meanwhile', () => {
     const windows = new FixedWindows(5, 1, start);
     for (let i = 0; i < 1000; i++) windows.take(`client-${i}`, 1, start);
-    expect(windows.size).toBe(1000);
-    // still open: nothing to drop
     windows.take('late', 1, start + 999);
     expect(windows.size).toBe(1001);
-    // the first thousand have ended; the next new window drops them
-    windows.take('next', 1, start + 1_000);
-    expect(windows.size).toBe(2);
+    // a duration on, they are the previous generation: an ended window opens anew, an open one still counts
     expect(windows.take('client-1', 1, start + 1_000)).toMatchObject({ allowed: true, remaining: 4 });
+    expect(windows.size).toBe(1002);
+    expect(windows.take('late', 1, start + 1_500)).toMatchObject({ allowed: true, remaining: 3 });
+    // another duration on, the first generation is dropped whole
+    windows.take('next', 1, start + 2_000);
+    expect(windows.size).toBe(2);
+  });
+
+  it('forgets every window after a whole generation without a request', () => {
+    const windows = new FixedWindows(5, 1, start);
+    for (let i = 0; i < 100; i++) windows.take(`client-${i}`, 1, start + 500);
+    expect(windows.take('client-1', 1, start + 2_100)).toMatchObject({ allowed: true, remaining: 4 });
+    expect(windows.size).toBe(1);
   });
 });
 

@@ -39,16 +39,23 @@ interface Window {
 /**
  * One budget's fixed windows, a window per key: a key's first request opens a window of the budget's
  * duration; every request in it (a refused one too) uses its points; the request that takes it past
- * `points` and those after it are refused until the window ends. Windows that have ended are dropped
- * once per duration, when a new one opens, so memory holds the keys of about the last two windows.
+ * `points` and those after it are refused until the window ends.
+ *
+ * Windows are kept in two generations of one duration each: new windows go into the current one, and when
+ * a duration has passed the current generation becomes the previous one and the previous one is dropped
+ * whole, every window in it having ended (each was opened at most one duration before the generation
+ * ended). Memory holds the keys of about the last two durations, and nothing is done per key to forget
+ * them: deleting 100,000 ended windows one by one takes about 30 ms, on the request that would do it.
  *
  * Counted here, synchronously, on every request: rate-limiter-flexible (the login guard's and the feed's
  * limiter) answers each take with a promise, which costs about three times the counting itself.
  */
 export class FixedWindows {
-  readonly #windows = new Map<string, Window>();
+  #current = new Map<string, Window>();
+  #previous = new Map<string, Window>();
   readonly #durationMs: number;
-  #sweepAt: number;
+  /** When the current generation ends. */
+  #generationEnd: number;
 
   constructor(
     readonly points: number,
@@ -56,20 +63,20 @@ export class FixedWindows {
     now = Date.now(),
   ) {
     this.#durationMs = durationSecs * 1000;
-    this.#sweepAt = now + this.#durationMs;
+    this.#generationEnd = now + this.#durationMs;
   }
 
-  /** Keys with a window kept (ended ones included until they are dropped). */
+  /** Keys with a window kept (ended ones included until their generation is dropped). */
   get size(): number {
-    return this.#windows.size;
+    return this.#current.size + this.#previous.size;
   }
 
   take(key: string, points: number, now = Date.now()): LimitDecision {
-    let window = this.#windows.get(key);
+    if (now >= this.#generationEnd) this.#nextGeneration(now);
+    let window = this.#current.get(key) ?? this.#previous.get(key);
     if (window === undefined || window.endsAt <= now) {
-      if (now >= this.#sweepAt) this.#dropEnded(now);
       window = { used: 0, endsAt: now + this.#durationMs };
-      this.#windows.set(key, window);
+      this.#current.set(key, window);
     }
     window.used += points;
     return {
@@ -80,9 +87,11 @@ export class FixedWindows {
     };
   }
 
-  #dropEnded(now: number): void {
-    for (const [key, window] of this.#windows) if (window.endsAt <= now) this.#windows.delete(key);
-    this.#sweepAt = now + this.#durationMs;
+  #nextGeneration(now: number): void {
+    // after a whole generation without a request, the current one's windows have ended too
+    this.#previous = now >= this.#generationEnd + this.#durationMs ? new Map() : this.#current;
+    this.#current = new Map();
+    this.#generationEnd = now + this.#durationMs;
   }
 }
 
