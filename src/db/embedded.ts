@@ -19,6 +19,10 @@ import pg from 'pg';
  *   `runningEmbeddedUrl` reads for the backup commands). A second service on a held directory is refused;
  *   a PostgreSQL left running by a service that died (kill -9) is stopped, then started again as usual.
  * - The superuser password is random per cluster, kept in `DATA_DIR/postgres-password` (mode 0600).
+ *
+ * About 400 lines in one module on purpose: a start's steps (the OS user, staging, the claim on DATA_DIR, the
+ * password, initdb, an orphan's stop, the server) are read in the order startEmbeddedPostgres takes them, and
+ * share private helpers that nothing else needs.
  */
 
 export interface EmbeddedDatabase {

@@ -1,3 +1,8 @@
+/**
+ * The service's OpenAPI router (CompiledRouter): openapi-backend's router with the templates compiled once
+ * into a tree, and its request parsing done once per request. About 400 lines in one module on purpose: one
+ * class and the helpers only it uses, which are read together.
+ */
 import { createRequire } from 'node:module';
 import { OpenAPIRouter, type Operation, type ParsedRequest, type Request } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
@@ -141,13 +146,10 @@ function noMatch(strict: boolean | undefined, reason: string): undefined {
  * - A malformed percent-escape in a path parameter throws PathParameterEncodingError (the dispatcher
  *   answers 400) instead of bath-es5's bare URIError (a 500).
  *
- * Measured with bench/dispatch.ts (154 operations, 32 connections, 2-vCPU VM): the design as first
- * committed (cached operation list, compiled matchOperation, stock parsing and validation) served
- * 8.4k / 6.3k req/s on a literal / templated path, stock openapi-backend 2.2k / 1.0k; with this file
- * 12.4k / 10.4k, against 40k for plain Koa. With the route tree, the compiled path parameters and
- * validateOperation, the whole app of src/app.ts (logging included) serves about 24k / 22k against 43k;
- * with the query coerced in place, JSON serialised once and the access log formatted per event-loop turn
- * (logger.ts), about 31k / 26k against 43k.
+ * Why, measured with bench/dispatch.ts (150+ operations, 32 connections, a 2-vCPU VM): with the stock router
+ * openapi-backend answered 2.2k / 1.0k requests/s on a literal / templated path against 40k for plain Koa;
+ * the service's whole stack around this router answers about three quarters / two thirds of plain Koa's
+ * (docs/architecture.md, "The HTTP stack").
  */
 export class CompiledRouter extends OpenAPIRouter {
   private operations: Operation[] | undefined;
