@@ -141,8 +141,12 @@ interface Measured {
   serverUs: number;
 }
 
+/** What a row measures (plain Koa aside). */
+type RowId = 'literal' | 'templated' | 'limited' | 'metrics' | 'chain' | 'dispatcher';
+
 /** A row over its rounds. */
 interface Row {
+  id: RowId | 'plain';
   name: string;
   rounds: Measured[];
   rps: number;
@@ -154,10 +158,11 @@ interface Row {
   share: number;
 }
 
-function rowOf(name: string, rounds: Measured[], plain: Measured[]): Row {
+function rowOf(id: Row['id'], name: string, rounds: Measured[], plain: Measured[]): Row {
   const shares = rounds.map((m, i) => m.result.requests.average / plain[i]!.result.requests.average);
   const requests = rounds.reduce((sum, m) => sum + m.result.requests.total, 0);
   return {
+    id,
     name,
     rounds,
     rps: rounds.reduce((sum, m) => sum + m.result.requests.average, 0) / rounds.length,
@@ -268,14 +273,14 @@ async function main(): Promise<void> {
   await writeFile(files.document, JSON.stringify(doc));
   const codegenMs = performance.now() - started;
 
-  const kinds: ServerKind[] = ['plain', 'full', 'limited', 'metrics', ...(process.env.BENCH_BREAKDOWN === '1' ? (['chain', 'dispatcher'] as const) : [])];
   const servers = new Map<ServerKind, Server>();
   const pinned = pinCpus();
   try {
     // Each server is started when it is first measured, as the first two are here: a Node process that
-    // starts (or answers a request or two) and then sits idle for some seconds runs about a quarter slower
-    // under the load that follows, for tens of seconds (plain Koa's too; not with V8's memory reducer off:
-    // docs/architecture.md). Started together, the servers measured later would be measured so.
+    // answers a request or two and then sits idle for some seconds runs about a quarter slower under the load
+    // that follows, for tens of seconds, and one that only started a little slower (plain Koa's too; not with
+    // V8's memory reducer off: docs/architecture.md). Started together, the servers measured later would be
+    // measured so.
     const server = async (kind: ServerKind): Promise<Server> => {
       let started = servers.get(kind);
       if (started === undefined) {
@@ -285,11 +290,12 @@ async function main(): Promise<void> {
       return started;
     };
     await server('plain');
-    const full = (await server('full')).url;
+    const fullServer = await server('full');
+    const full = fullServer.url;
     // Start: load the precompiled validators, build the dispatcher and the app, listen (in the server), first answer.
     const firstAnswer = performance.now();
     await expectStatus(`${full}${templated}`, 200);
-    const startMs = (await server('full')).startMs + performance.now() - firstAnswer;
+    const startMs = fullServer.startMs + performance.now() - firstAnswer;
 
     // The dispatcher really routes and validates: these must not be 200.
     const item = templated.split('?')[0]!;
@@ -301,14 +307,16 @@ async function main(): Promise<void> {
     await expectStatus(`${full}${literal}`, 405, { method: 'PATCH' });
     await expectStatus(`${full}${literal}`, 400, { method: 'POST', body: '{"size":-1}', headers: { 'content-type': 'application/json' } });
 
-    const targets: Array<{ name: string; server: ServerKind; path: string }> = [
-      { name: `full stack, literal   GET ${literal}`, server: 'full', path: literal },
-      { name: `full stack, templated GET ${templated}`, server: 'full', path: templated },
-      { name: `full stack with rate limiting, templated GET`, server: 'limited', path: templated },
-      { name: `full stack + metrics, templated GET`, server: 'metrics', path: templated },
+    const targets: Array<{ id: RowId; name: string; server: ServerKind; path: string }> = [
+      { id: 'literal', name: `full stack, literal   GET ${literal}`, server: 'full', path: literal },
+      { id: 'templated', name: `full stack, templated GET ${templated}`, server: 'full', path: templated },
+      { id: 'limited', name: `full stack with rate limiting, templated GET`, server: 'limited', path: templated },
+      { id: 'metrics', name: `full stack + metrics, templated GET`, server: 'metrics', path: templated },
     ];
-    if (kinds.includes('chain')) targets.push({ name: '  chain without dispatcher, constant JSON', server: 'chain', path: '/' });
-    if (kinds.includes('dispatcher')) targets.push({ name: `  dispatcher alone, GET ${templated}`, server: 'dispatcher', path: templated });
+    if (process.env.BENCH_BREAKDOWN === '1') {
+      targets.push({ id: 'chain', name: '  chain without dispatcher, constant JSON', server: 'chain', path: '/' });
+      targets.push({ id: 'dispatcher', name: `  dispatcher alone, GET ${templated}`, server: 'dispatcher', path: templated });
+    }
     // Each target once a round, paired with plain Koa measured just before it or just after (in turn).
     const measured = targets.map(() => ({ rounds: [] as Measured[], plain: [] as Measured[] }));
     for (let round = 0; round < ROUNDS; round++) {
@@ -325,8 +333,8 @@ async function main(): Promise<void> {
     await limitedAnswer.arrayBuffer();
     if (limitedAnswer.headers.get('ratelimit-limit') !== String(UNREACHABLE_BUDGET.points)) throw new Error('the limited stack does not answer with its RateLimit headers');
     const plainMeasured = measured.flatMap(({ plain }) => plain);
-    const rows = [rowOf('plain Koa, constant JSON', plainMeasured, plainMeasured), ...targets.map((target, i) => rowOf(target.name, measured[i]!.rounds, measured[i]!.plain))];
-    const answered = measured[3]!.rounds.reduce((sum, m) => sum + m.result.requests.total, 0);
+    const rows = [rowOf('plain', 'plain Koa, constant JSON', plainMeasured, plainMeasured), ...targets.map((target, i) => rowOf(target.id, target.name, measured[i]!.rounds, measured[i]!.plain))];
+    const answered = rowById(rows, 'metrics').rounds.reduce((sum, m) => sum + m.result.requests.total, 0);
     const counted = await ask<number>((await server('metrics')).child, 'counted', 'counted');
     if (counted < answered) throw new Error(`metrics counted ${counted} requests, fewer than the ${answered} answered`);
     report(rows, { total, realCount, startMs, codegenMs, cpus: 'serverCpu' in pinned ? `servers on CPU ${pinned.serverCpu}, load generator on the others` : `not pinned to CPUs (${pinned.unpinned})` });
@@ -334,6 +342,13 @@ async function main(): Promise<void> {
     for (const { child } of servers.values()) child.disconnect();
   }
 }
+
+function rowById(rows: Row[], id: Row['id']): Row {
+  return rows.find((row) => row.id === id)!;
+}
+
+/** The rows that must reach TARGET_SHARE: the full stack on both paths, with request budgets, with metrics. */
+const TARGETED: ReadonlyArray<Row['id']> = ['literal', 'templated', 'limited', 'metrics'];
 
 function report(rows: Row[], figures: { total: number; realCount: number; startMs: number; codegenMs: number; cpus: string }): void {
   const { total, realCount, startMs, codegenMs, cpus } = figures;
@@ -348,10 +363,10 @@ function report(rows: Row[], figures: { total: number; realCount: number; startM
   console.log('-'.repeat(width + 69));
   for (const row of rows) {
     console.log(
-      `${row.name.padEnd(width)}  ${pad(row.rps.toFixed(0), 7)}  ${pad(String(row.p50), 6)}  ${pad(String(row.p99), 6)}  ${pad(percent(row.share), 7)}  ${pad(row.serverUs.toFixed(1), 13)}  ${row === rows[0] ? `(${row.rounds.length} measurements)` : row.shares.map(percent).join(' ')}`,
+      `${row.name.padEnd(width)}  ${pad(row.rps.toFixed(0), 7)}  ${pad(String(row.p50), 6)}  ${pad(String(row.p99), 6)}  ${pad(percent(row.share), 7)}  ${pad(row.serverUs.toFixed(1), 13)}  ${row.id === 'plain' ? `(${row.rounds.length} measurements)` : row.shares.map(percent).join(' ')}`,
     );
   }
-  const cost = rows[3]!.serverUs - rows[2]!.serverUs;
+  const cost = rowById(rows, 'limited').serverUs - rowById(rows, 'templated').serverUs;
   // the limited server's budgets
   const alone = limiterCpuCost(unreachableLimiter());
   console.log(`\nrate limiting: ${cost.toFixed(1)} µs of server time per request (limited templated row minus the templated row);`);
@@ -360,8 +375,7 @@ function report(rows: Row[], figures: { total: number; realCount: number; startM
   console.log(`(build step, not start: emitting the padded document's validators took ${(codegenMs / 1000).toFixed(1)} s)`);
 
   const failures: string[] = [];
-  // Every full-stack row: both paths, with request budgets, with metrics (not the breakdown's rows).
-  for (const { name, share, shares } of rows.slice(1, 5)) {
+  for (const { name, share, shares } of rows.filter((row) => TARGETED.includes(row.id))) {
     if (share < TARGET_SHARE) failures.push(`${name}: ${percent(share)} of plain Koa (median of ${shares.map(percent).join(', ')}), under ${TARGET_SHARE * 100}%`);
   }
   if (startMs >= START_LIMIT_MS) failures.push(`start to first answer ${startMs.toFixed(0)} ms >= ${START_LIMIT_MS} ms`);
