@@ -43,6 +43,21 @@ export async function checkTradingInvariants(db: Queryable): Promise<void> {
     select o.id from orders o left join (select order_id, sum(count) as filled from fills group by order_id) f on f.order_id = o.id
      where o.filled <> coalesce(f.filled, 0)`)).toEqual([]);
   expect(await one(`select t.id from trades t where (select count(*) from fills f where f.trade_id = t.id) <> 2`)).toEqual([]);
+
+  // Trades and fills (which hold no foreign keys) name existing orders: a trade its maker and taker of its
+  // market, a fill an existing trade and its own order, with that order's account, market, side and action.
+  expect(await one(`
+    select t.id from trades t
+      left join orders mo on mo.id = t.maker_order_id
+      left join orders tk on tk.id = t.taker_order_id
+     where mo.market_id is distinct from t.market_id or tk.market_id is distinct from t.market_id`)).toEqual([]);
+  expect(await one(`
+    select f.id from fills f
+      left join orders o on o.id = f.order_id
+      left join trades t on t.id = f.trade_id
+     where t.id is null or o.id is null
+        or (o.account_id, o.market_id, o.side, o.action) <> (f.account_id, f.market_id, f.side, f.action)
+        or o.id <> case f.role when 'maker' then t.maker_order_id else t.taker_order_id end`)).toEqual([]);
   expect(await one(`select id from orders where status in ('OPEN', 'PARTIAL') and market_id in (select id from markets where status <> 'ACTIVE')`)).toEqual([]);
 
   // No book crossed (expired but unswept orders included).
@@ -60,6 +75,12 @@ export async function checkTradingInvariants(db: Queryable): Promise<void> {
       left join (select account_id, market_id, side, sum(remaining) as r from orders where action = 'sell' and status in ('OPEN', 'PARTIAL') group by account_id, market_id, side) o
         on o.account_id = p.account_id and o.market_id = p.market_id and o.side = p.side
      where p.reserved <> coalesce(o.r, 0)`)).toEqual([]);
+
+  // Ledger entries (which hold no foreign keys) are of accounts with a balance, and of existing markets.
+  expect(await one(`
+    select l.id from ledger_entries l
+     where not exists (select 1 from balances b where b.user_id = l.user_id)
+        or (l.market_id is not null and not exists (select 1 from markets m where m.id = l.market_id))`)).toEqual([]);
 
   // The ledger: per account, sum(amount) = cash + reserved and sum(reserved_change) = reserved.
   expect(await one(`
