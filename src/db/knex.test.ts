@@ -5,27 +5,23 @@ type Asked = Array<{ text: string; options: { name: string; values: unknown[] } 
 
 /**
  * A Queryable that answers each statement with nothing and records what it was asked (the text, the name and
- * values): a transaction, run through Knex's raw, or a pool, whose connection's driver is given the statement.
+ * values) and what its query listeners were told: a pool, whose client hands out one of its connections, or a
+ * transaction, whose client hands out the transaction's own connection; either way the connection's driver is
+ * given the statement.
  */
-function recorder(kind: 'transaction' | 'pool' = 'pool'): { db: Queryable; asked: Asked; told: string[] } {
+function recorder(kind: 'transaction' | 'pool' = 'pool'): { db: Queryable; asked: Asked; told: string[]; connections: string[] } {
   const asked: Asked = [];
   const told: string[] = [];
-  const record = (text: string, options: { name: string; values: unknown[] }) => {
-    asked.push({ text, options });
-    return Promise.resolve({ rows: [] });
+  const connections: string[] = [];
+  const connection = { query: ({ text, name, values }: { text: string; name: string; values: unknown[] }) => (asked.push({ text, options: { name, values } }), Promise.resolve({ rows: [] })) };
+  const client = {
+    listenerCount: () => 1,
+    emit: (event: string, ...args: unknown[]) => told.push(`${event}: ${(args.at(-1) as { sql: string }).sql}`),
+    acquireConnection: async () => (connections.push(`acquired from the ${kind}`), connection),
+    releaseConnection: async () => connections.push(`released to the ${kind}`),
   };
-  const db =
-    kind === 'transaction'
-      ? { isTransaction: true, raw: (text: string) => ({ options: (options: { name: string; values: unknown[] }) => record(text, options) }) }
-      : {
-          listenerCount: () => 1,
-          emit: (_event: string, query: { sql: string }) => told.push(query.sql),
-          client: {
-            acquireConnection: async () => ({ query: ({ text, name, values }: { text: string; name: string; values: unknown[] }) => record(text, { name, values }) }),
-            releaseConnection: async () => undefined,
-          },
-        };
-  return { db: db as unknown as Queryable, asked, told };
+  const db = { isTransaction: kind === 'transaction', client };
+  return { db: db as unknown as Queryable, asked, told, connections };
 }
 
 describe('NamedStatement', () => {
@@ -54,11 +50,12 @@ describe('NamedStatement', () => {
     ]);
   });
 
-  it("tells the pool's query listeners of each statement it hands to a connection's driver", async () => {
-    const { db, asked, told } = recorder('pool');
+  it.each(['pool', 'transaction'] as const)("tells the %s's query listeners of each statement it hands to the driver of the connection its client gives", async (kind) => {
+    const { db, asked, told, connections } = recorder(kind);
     await new NamedStatement('dots_test', 'select :a as a').run(db, { a: 1 });
-    expect(told).toEqual(['select $1 as a']);
+    expect(told).toEqual(['query: select $1 as a', 'query-response: select $1 as a']);
     expect(asked).toEqual([{ text: 'select $1 as a', options: { name: 'dots_test', values: [1] } }]);
+    expect(connections).toEqual([`acquired from the ${kind}`, `released to the ${kind}`]);
   });
 
   it('refuses a text with a question mark, which Knex would take for a placeholder when it runs it', async () => {

@@ -62,11 +62,14 @@ const sqlWriter = knexFactory({ client: 'pg' });
  * are. Knex would otherwise substitute the bindings on every run, a scan of the whole text: about 70 µs a run
  * on the statements of several kilobytes that the searches and placements run on every request.
  *
- * In a transaction it runs through Knex, on the transaction's connection. On a pool it goes to the driver on
- * one of the pool's connections, without Knex's query path (its runner, query object and option merging:
- * about 60 µs a statement, a tenth of a search request's main-thread time); the pool's `query` listeners
+ * It goes to the driver without Knex's query path (its runner, query object and option merging: about 60 µs
+ * a statement, a tenth of a search request's main-thread time), on the connection Knex's client hands out: one
+ * of the pool's, or in a transaction the transaction's own. Knex's `query` and `query-response` listeners
  * are still told of it, as Knex tells them of its own statements.
  */
+/** Runs of named statements so far, numbering their `query` events as Knex numbers its own. */
+let statementRuns = 0;
+
 export class NamedStatement<Row = unknown> {
   #compiled: { keys: string; text: string; order: readonly string[] } | undefined;
 
@@ -77,13 +80,17 @@ export class NamedStatement<Row = unknown> {
 
   async run(db: Queryable, bindings: Readonly<Record<string, unknown>>): Promise<{ rows: Row[] }> {
     const { text, values } = this.positional(bindings);
-    if (db.isTransaction) return db.raw<{ rows: Row[] }>(text).options({ name: this.name, values });
-    if (db.listenerCount('query') > 0) db.emit('query', { sql: text, bindings: values, options: { name: this.name } });
-    const connection = (await db.client.acquireConnection()) as pg.Client;
+    const { client } = db;
+    const told = client.listenerCount('query') > 0 || client.listenerCount('query-response') > 0;
+    const event = told ? { sql: text, bindings: values, options: { name: this.name }, __knexQueryUid: `${this.name}-${++statementRuns}` } : undefined;
+    if (event) client.emit('query', event);
+    const connection = (await client.acquireConnection()) as pg.Client;
     try {
-      return (await connection.query({ name: this.name, text, values })) as unknown as { rows: Row[] };
+      const result = (await connection.query({ name: this.name, text, values })) as unknown as { rows: Row[] };
+      if (event) client.emit('query-response', result, event);
+      return result;
     } finally {
-      await db.client.releaseConnection(connection);
+      await client.releaseConnection(connection);
     }
   }
 
@@ -103,7 +110,7 @@ export class NamedStatement<Row = unknown> {
     // Knex's own substitution places and numbers the bindings; each is given as a marker naming it.
     const markers = Object.fromEntries(Object.keys(bindings).map((key) => [key, { binding: key }]));
     const native = sqlWriter.raw(this.sql, markers).toSQL().toNative();
-    // Run again through Knex without bindings, the text must hold no `?` Knex would take for a placeholder.
+    // Knex's conversion takes a `?` for a placeholder of its own (and turns an escaped one into a bare `?`): refused, as ambiguous.
     if (native.sql.includes('?')) throw new Error(`statement ${this.name}: a '?' in its text would be taken for a placeholder`);
     const order = native.bindings.map((marker) => (marker as unknown as { binding: string }).binding);
     this.#compiled = { keys, text: native.sql, order };

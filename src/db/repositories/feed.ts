@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Db, Queryable } from '../knex.js';
+import { NamedStatement, type Db, type Queryable } from '../knex.js';
 import { LIVE, type BookSide, type FeedEventsRow } from '../tables.js';
 import { bookLevels, type MarketFiguresRow } from './trading.js';
 
@@ -48,6 +48,11 @@ export interface AppendedFeedRecords<Events> {
 /** Timestamps as pg parses a timestamptz column (so that a record published from here equals the one read back). */
 const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
 
+const FEED_APPEND_RECORDS = new NamedStatement<{ written: { notification: string; written_at: string; seqs: number[]; tickers: string[] } | null }>(
+  'dots_feed_append_records',
+  'select feed_append_records(:market_ids::bigint[], :events::json, :accounts::text[]) as written',
+);
+
 /**
  * Writes one record per entry inside the caller's trading transaction (which holds the row locks of these
  * markets), by one call of feed_append_records (src/db/functions/feed_append_records.sql): each market's sequence is
@@ -63,12 +68,11 @@ export async function appendFeedRecords<Events>(
 ): Promise<AppendedFeedRecords<Events>> {
   if (entries.length === 0) return { notification: null, records: [] };
   const texts = entries.map((e) => JSON.stringify(e.events));
-  const result = await db
-    .raw<{ rows: Array<{ written: { notification: string; written_at: string; seqs: number[]; tickers: string[] } | null }> }>(
-      'select feed_append_records(?::bigint[], ?::json, ?::text[]) as written',
-      [entries.map((e) => e.marketId), `[${texts.join(',')}]`, entries.map((e) => (e.accounts === '*' ? '*' : e.accounts.join('|')))],
-    )
-    .options({ name: 'dots_feed_append_records' });
+  const result = await FEED_APPEND_RECORDS.run(db, {
+    market_ids: entries.map((e) => e.marketId),
+    events: `[${texts.join(',')}]`,
+    accounts: entries.map((e) => (e.accounts === '*' ? '*' : e.accounts.join('|'))),
+  });
   const written = result.rows[0]?.written;
   if (!written) return { notification: null, records: [] };
   const createdAt = parseTimestamptz(written.written_at);

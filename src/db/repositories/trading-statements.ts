@@ -95,6 +95,12 @@ interface PlacementsBeginJson extends Omit<PlacementReads, 'taken' | 'crossing'>
   crossing: Array<Omit<CrossingOrderRow, 'expiration_ts'> & { expiration_ts: string | null }>;
 }
 
+// The settings first: a select list is evaluated in order.
+const PLACEMENTS_BEGIN = new NamedStatement<{ reads: PlacementsBeginJson }>(
+  'dots_placements_begin',
+  `select ${TRADING_PLAN_SETTERS}, placements_begin(:refs::text[], :numeric_ids::bigint[], :items::json) as reads`,
+);
+
 /**
  * The start of a batch of placements in one round trip (placements_begin): the markets the placements name,
  * locked in id order (as lockMarketsById), then, in statements that see everything committed before the
@@ -105,24 +111,21 @@ interface PlacementsBeginJson extends Omit<PlacementReads, 'taken' | 'crossing'>
  */
 export async function beginPlacements(db: Queryable, placements: readonly PlacementRead[]): Promise<PlacementReads> {
   const refs = [...new Set(placements.map((p) => p.ref))];
-  const result = await db
-    // The settings first: a select list is evaluated in order.
-    .raw<{ rows: Array<{ reads: PlacementsBeginJson }> }>(`select ${TRADING_PLAN_SETTERS}, placements_begin(?::text[], ?::bigint[], ?::json) as reads`, [
-      refs,
-      refs.filter((ref) => /^\d{1,18}$/.test(ref)),
-      JSON.stringify(
-        placements.map((p) => ({
-          ref: p.ref,
-          account: p.accountId,
-          client_order_id: p.clientOrderId ?? null,
-          side: p.side,
-          sell: p.sell,
-          book_side: p.bookSide,
-          yes_limit: p.yesLimit,
-        })),
-      ),
-    ] as never)
-    .options({ name: 'dots_placements_begin' });
+  const result = await PLACEMENTS_BEGIN.run(db, {
+    refs,
+    numeric_ids: refs.filter((ref) => /^\d{1,18}$/.test(ref)),
+    items: JSON.stringify(
+      placements.map((p) => ({
+        ref: p.ref,
+        account: p.accountId,
+        client_order_id: p.clientOrderId ?? null,
+        side: p.side,
+        sell: p.sell,
+        book_side: p.bookSide,
+        yes_limit: p.yesLimit,
+      })),
+    ),
+  });
   const reads = result.rows[0]!.reads;
   return {
     ...reads,
