@@ -81,6 +81,14 @@ export async function checkTradingInvariants(db: Queryable): Promise<void> {
     select l.id from ledger_entries l
      where not exists (select 1 from balances b where b.user_id = l.user_id)
         or (l.market_id is not null and not exists (select 1 from markets m where m.id = l.market_id))`)).toEqual([]);
+  // Every fill has one ledger entry naming it, of its account and market, and no fill entry names anything else.
+  expect(await one(`
+    select l.id from ledger_entries l
+      left join fills f on f.id::text = l.reference
+     where l.kind = 'fill' and (f.id is null or f.account_id <> l.user_id or f.market_id is distinct from l.market_id)`)).toEqual([]);
+  expect(await one(`
+    select f.id from fills f
+     where (select count(*) from ledger_entries l where l.kind = 'fill' and l.reference = f.id::text) <> 1`)).toEqual([]);
 
   // The ledger: per account, sum(amount) = cash + reserved and sum(reserved_change) = reserved.
   expect(await one(`

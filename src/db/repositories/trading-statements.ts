@@ -200,8 +200,8 @@ const LISTS = {
   positions: POSITIONS_INSERTED,
   /** Changes (added). */
   balances: { user_id: 'uuid', cash: 'numeric', reserved: 'numeric' },
-  /** `reference` null: the id of the fill of (trade, role), as text. */
-  ledger: { ...LEDGER_ENTRIES_INSERTED, trade: 'int', role: 'text' },
+  /** `reference` null: the id of the fill at index `fill` of `fills`, as text. */
+  ledger: { ...LEDGER_ENTRIES_INSERTED, fill: 'int' },
   /** Changes of the markets' figures (added); the last prices are set when has_last. */
   markets: { id: 'bigint', volume: 'numeric', liquidity: 'numeric', open_interest: 'numeric', has_last: 'boolean', last_yes_price: 'numeric', last_no_price: 'numeric' },
 } as const satisfies Record<string, Columns>;
@@ -217,6 +217,16 @@ const rowsOf = (list: List, alias = 'v') => unnestOf(list, LISTS[list], alias);
  * by its id whatever the statistics of the table when the plan was made.
  */
 const LIVE_BY_REMAINING = 'o.remaining > 0';
+
+/** Where each fill is in `fills`, by `${trade}:${role}`. */
+function fillIndexes(fills: TradingWrites['fills']): (reference: { trade: number; role: FillRole }) => number {
+  const indexes = new Map(fills.map((f, i) => [`${f.trade}:${f.role}`, i]));
+  return ({ trade, role }) => {
+    const index = indexes.get(`${trade}:${role}`);
+    if (index === undefined) throw new Error(`a ledger entry names the ${role} fill of trade ${trade}, which the writes do not hold`);
+    return index;
+  };
+}
 
 /** persistChanges' statement: the lists of LISTS, each bound as arrays (arraysOf). */
 export const PERSIST_CHANGES = `with
@@ -261,15 +271,15 @@ export const PERSIST_CHANGES = `with
         order by v.ord
        returning trades.id
      ),
-     tn as (select t.id, row_number() over (order by t.id) - 1 as ord from t),
+     tids as (select coalesce(array_agg(t.id order by t.id), '{}') as ids from t),
      fi as (
        insert into fills (${columnList(FILLS_INSERTED)})
-       select ${columnList(FILLS_INSERTED, 'v', { trade_id: 'tn.id' })}
+       select ${columnList(FILLS_INSERTED, 'v', { trade_id: '(select tids.ids from tids)[v.trade + 1]' })}
          from ${rowsOf('fills')}
-         join tn on tn.ord = v.trade
         order by v.ord
        returning fills.id, fills.trade_id, fills.role
      ),
+     fids as (select coalesce(array_agg(fi.id order by fi.id), '{}') as ids from fi),
      pv as (
        select * from ${rowsOf('positions')}
      ),
@@ -294,10 +304,8 @@ export const PERSIST_CHANGES = `with
      ),
      led as (
        insert into ledger_entries (${columnList(LEDGER_ENTRIES_INSERTED)})
-       select ${columnList(LEDGER_ENTRIES_INSERTED, 'v', { reference: 'coalesce(v.reference, fi.id::text)' })}
+       select ${columnList(LEDGER_ENTRIES_INSERTED, 'v', { reference: 'coalesce(v.reference, ((select fids.ids from fids)[v.fill + 1])::text)' })}
          from ${rowsOf('ledger')}
-         left join tn on tn.ord = v.trade
-         left join fi on fi.trade_id = tn.id and fi.role = v.role
         order by v.ord
        returning 1
      ),
@@ -317,7 +325,7 @@ export const PERSIST_CHANGES = `with
      union all select 'cancelled', x.*, null from cancelled x
      union all select 'decreased', d.*, null from decreased d
      union all select 'written', (null::orders).*, null, json_build_object(
-       'trade_ids', coalesce((select json_agg(tn.id::text order by tn.ord) from tn), '[]'),
+       'trade_ids', (select to_json(tids.ids::text[]) from tids),
        'fills', coalesce((select json_agg(json_build_object('trade_id', fi.trade_id::text, 'role', fi.role, 'id', fi.id::text)) from fi), '[]'),
        'figures', coalesce((select json_agg(json_build_object('id', ms.id::text, 'volume', ms.volume::text, 'open_interest', ms.open_interest::text,
                                                               'last_yes_price', ms.last_yes_price::text)) from ms), '[]')
@@ -346,6 +354,7 @@ const PERSIST = new NamedStatement<PersistedRow>('dots_trading_persist', PERSIST
  * statement: planned once per connection, not on every trading transaction.
  */
 export async function persistChanges(db: Queryable, w: TradingWrites): Promise<TradingWritten> {
+  const fillOf = fillIndexes(w.fills);
   const records: Record<List, ReadonlyArray<Readonly<Record<string, unknown>>>> = {
     orders: w.orders,
     maker_fills: w.makerFills,
@@ -355,9 +364,7 @@ export async function persistChanges(db: Queryable, w: TradingWrites): Promise<T
     fills: w.fills,
     positions: w.positions.map((p) => ({ account_id: p.accountId, market_id: p.marketId, side: p.side, shares: p.shares, reserved: p.reserved })),
     balances: w.balances.map((b) => ({ user_id: b.accountId, cash: b.cash, reserved: b.reserved })),
-    ledger: w.ledger.map(({ reference, ...entry }) =>
-      typeof reference === 'string' ? { ...entry, reference } : { ...entry, reference: null, trade: reference.trade, role: reference.role },
-    ),
+    ledger: w.ledger.map(({ reference, ...entry }) => (typeof reference === 'string' ? { ...entry, reference } : { ...entry, reference: null, fill: fillOf(reference) })),
     markets: w.markets.map((m) => ({
       id: m.marketId,
       volume: m.volume,
