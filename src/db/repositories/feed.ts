@@ -78,8 +78,10 @@ export async function appendFeedRecords<Events>(
   const createdAt = parseTimestamptz(written.written_at);
   return {
     notification: written.notification,
-    // The events as the table returns them: the JSON text stored, parsed.
-    records: entries.map((e, i) => ({ marketId: e.marketId, seq: written.seqs[i]!, ticker: written.tickers[i]!, events: JSON.parse(texts[i]!) as Events, createdAt })),
+    // The events as the caller gave them: JSON values only (the outbox writes decimals and times as strings), so
+    // the same as every other process reads back from the table; parsing the text again would only copy them,
+    // while the markets are still locked.
+    records: entries.map((e, i) => ({ marketId: e.marketId, seq: written.seqs[i]!, ticker: written.tickers[i]!, events: e.events, createdAt })),
   };
 }
 
