@@ -27,7 +27,8 @@
  * - As pg_restore does, foreign keys and the indexes no constraint owns are dropped before the load and made
  *   again after it: an index built once over the rows is several times faster than one grown row by row
  *   (the trigram indexes most), and a foreign key added back checks every row in one query where a checked
- *   COPY looks each one up; the rows are still refused when they do not fit together.
+ *   COPY looks each one up; the rows are still refused when they do not fit together. The references no
+ *   foreign key holds (tables.ts UNKEYED_REFERENCES: trades, fills, ledger entries) are checked the same way.
  * All of it needs only the ownership of the tables the migrations gave the restoring role, where
  * `session_replication_role = replica` (triggers and foreign-key checks off without dropping anything) needs
  * a superuser, which many hosted PostgreSQL services grant nobody, and commits rows nothing checked.
@@ -44,6 +45,7 @@ import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { createDb } from './knex.js';
 import { migrateLatest } from './migrate.js';
 import { migrations } from './migrations/index.js';
+import { UNKEYED_REFERENCES } from './tables.js';
 
 export const FORMAT = 'dots-exchange-backup';
 export const FORMAT_VERSION = 1;
@@ -392,6 +394,24 @@ async function secondaryIndexes(client: pg.Client, tables: readonly string[]): P
   return rows;
 }
 
+/**
+ * The first reference without a foreign key (UNKEYED_REFERENCES) that names a row the loaded tables do not
+ * hold, described; undefined when every one holds. A reference whose table or column the backup's schema
+ * does not have is skipped (a backup of a schema older than those tables).
+ */
+async function danglingReference(client: pg.Client, tables: readonly string[]): Promise<string | undefined> {
+  for (const { table, column, references } of UNKEYED_REFERENCES) {
+    if (!tables.includes(table) || !tables.includes(references)) continue;
+    const { rows } = await client.query<{ value: string }>(
+      `select x.${ident(column)}::text as value from ${ident(table)} x
+        where x.${ident(column)} is not null and not exists (select 1 from ${ident(references)} r where r.id = x.${ident(column)})
+        limit 1`,
+    );
+    if (rows[0]) return `${table}.${column} names ${rows[0].value}, which ${references} does not hold`;
+  }
+  return undefined;
+}
+
 async function load(client: pg.Client, reader: ChunkReader, header: BackupHeader): Promise<number> {
   const names = header.tables.map((t) => t.name);
   await client.query('begin');
@@ -424,6 +444,8 @@ async function load(client: pg.Client, reader: ChunkReader, header: BackupHeader
         throw new BackupError(`the rows of the backup do not fit together (${error.message}); nothing was restored`);
       });
     }
+    const dangling = await danglingReference(client, names);
+    if (dangling) throw new BackupError(`the rows of the backup do not fit together (${dangling}); nothing was restored`);
     for (const sequence of header.sequences) {
       const found = await client.query(`select to_regclass($1) is not null as found`, [`public.${ident(sequence.name)}`]);
       if (!found.rows[0].found) throw new BackupError(`sequence ${sequence.name} of the backup is not made by its migrations here`);

@@ -187,6 +187,23 @@ export interface FeedSequencesRow {
   seq: string;
 }
 
+/**
+ * References that no foreign key holds: trades, fills and ledger entries are records written with the rows they
+ * name and never changed, so the database does not check them on every write (migration 0029). A restore
+ * checks them once over the loaded rows (backup.ts), as it checks the foreign keys.
+ */
+export const UNKEYED_REFERENCES: ReadonlyArray<{ table: string; column: string; references: string }> = [
+  { table: 'trades', column: 'market_id', references: 'markets' },
+  { table: 'trades', column: 'maker_order_id', references: 'orders' },
+  { table: 'trades', column: 'taker_order_id', references: 'orders' },
+  { table: 'fills', column: 'trade_id', references: 'trades' },
+  { table: 'fills', column: 'order_id', references: 'orders' },
+  { table: 'fills', column: 'account_id', references: 'users' },
+  { table: 'fills', column: 'market_id', references: 'markets' },
+  { table: 'ledger_entries', column: 'user_id', references: 'users' },
+  { table: 'ledger_entries', column: 'market_id', references: 'markets' },
+];
+
 /** An INSERT's column list, each column prefixed by `alias.` or replaced by an expression of `as`. */
 export function columnList(columns: Readonly<Record<string, SqlType>>, alias?: string, as: Readonly<Record<string, string>> = {}): string {
   return Object.keys(columns)

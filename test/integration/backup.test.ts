@@ -261,6 +261,25 @@ describe('backup and restore', () => {
     expect(rowCount(after)).toBe(0);
   });
 
+  it('refuses a backup whose fills name an order it does not hold (a reference no foreign key checks), leaving the target without rows', async () => {
+    // A copy of the source with one filled order deleted: its fills and trade still name it.
+    const damaged = await createTestDatabase({ empty: true });
+    await restoreDatabase(damaged, backupFile);
+    const orderId = await withClient(damaged, async (client) => {
+      const { rows } = await client.query<{ order_id: string }>('select order_id from fills order by id limit 1');
+      await client.query('delete from orders where id = $1', [rows[0]!.order_id]);
+      return rows[0]!.order_id;
+    });
+    const file = path.join(dir, 'dangling.backup');
+    await backupDatabase(damaged, file);
+
+    const target = await createTestDatabase({ empty: true });
+    expect((await refusal(restoreDatabase(target, file))).message).toMatch(
+      new RegExp(`the rows of the backup do not fit together \\(trades\\.(maker|taker)_order_id names ${orderId}, which orders does not hold\\); nothing was restored`),
+    );
+    expect(rowCount(await contents(target))).toBe(0);
+  });
+
   it('refuses a backup of a newer schema than this version knows, before changing anything', async () => {
     const header = {
       format: FORMAT,
