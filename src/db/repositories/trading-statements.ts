@@ -349,9 +349,12 @@ const PERSIST = new NamedStatement<PersistedRow>('dots_trading_persist', PERSIST
  * records bound as arrays, one per column (LISTS). Each CTE touches different rows (every CTE runs, read or not); foreign keys
  * are checked at the end of the statement. Positions: rows that exist are updated, the others inserted (not
  * INSERT ... ON CONFLICT: CHECK constraints are tested on the proposed row, delta included, before the
- * conflict is detected); positions of a market change only under its lock, so this cannot race. The changed
- * orders come back as rows (so that pg types their columns), told apart by `change`. A named (prepared)
- * statement: planned once per connection, not on every trading transaction.
+ * conflict is detected); positions of a market change only under its lock, so this cannot race. Trades and
+ * fills are inserted in list order and take their ids from their identity sequences row by row, so their new
+ * ids in ascending order are in list order: a fill finds its trade's id, and a ledger entry its fill's id, by
+ * position in that array (joining the inserted rows instead, with nested loops only, grows with the square of
+ * the trades). The changed orders come back as rows (so that pg types their columns), told apart by `change`.
+ * A named (prepared) statement: planned once per connection, not on every trading transaction.
  */
 export async function persistChanges(db: Queryable, w: TradingWrites): Promise<TradingWritten> {
   const fillOf = fillIndexes(w.fills);
