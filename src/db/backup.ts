@@ -399,9 +399,9 @@ async function secondaryIndexes(client: pg.Client, tables: readonly string[]): P
  * hold, described; undefined when every one holds. A reference whose table or column the backup's schema
  * does not have is skipped (a backup of a schema older than those tables).
  */
-async function danglingReference(client: pg.Client, tables: readonly string[]): Promise<string | undefined> {
+async function danglingReference(client: pg.Client, tables: BackupHeader['tables']): Promise<string | undefined> {
   for (const { table, column, references } of UNKEYED_REFERENCES) {
-    if (!tables.includes(table) || !tables.includes(references)) continue;
+    if (!tables.find((t) => t.name === table)?.columns.includes(column) || !tables.some((t) => t.name === references)) continue;
     const { rows } = await client.query<{ value: string }>(
       `select x.${ident(column)}::text as value from ${ident(table)} x
         where x.${ident(column)} is not null and not exists (select 1 from ${ident(references)} r where r.id = x.${ident(column)})
@@ -444,7 +444,7 @@ async function load(client: pg.Client, reader: ChunkReader, header: BackupHeader
         throw new BackupError(`the rows of the backup do not fit together (${error.message}); nothing was restored`);
       });
     }
-    const dangling = await danglingReference(client, names);
+    const dangling = await danglingReference(client, header.tables);
     if (dangling) throw new BackupError(`the rows of the backup do not fit together (${dangling}); nothing was restored`);
     for (const sequence of header.sequences) {
       const found = await client.query(`select to_regclass($1) is not null as found`, [`public.${ident(sequence.name)}`]);

@@ -317,6 +317,28 @@ describe('backup and restore', () => {
     expect(after.knex_migrations).toEqual(migrations.map((m) => m.name).sort());
     expect(after.balances).toEqual([expect.stringMatching(/,12\.50000000,0\.00000000\)$/)]);
   });
+  it('restores a backup from before trading, whose ledger entries have no market yet, without checking what it lacks', async () => {
+    const older = await createTestDatabase({ empty: true });
+    const db = createDb(older, 2);
+    try {
+      // Migration 0007: the accounts' ledger exists, its market column (0008) does not.
+      await migrateLatest(db, 7);
+      await db.raw(`insert into users (email, username, password_hash) values ('ledger@example.com', 'ledger', 'x')`);
+      await db.raw(`insert into balances (user_id, cash) select id, 3 from users`);
+      await db.raw(`insert into ledger_entries (user_id, amount, kind, reference) select id, 3, 'grant', 'opening balance' from users`);
+    } finally {
+      await db.destroy();
+    }
+    const file = path.join(dir, 'before-trading.backup');
+    await backupDatabase(older, file);
+
+    const target = await createTestDatabase({ empty: true });
+    expect((await restoreDatabase(target, file)).rows).toBe(3);
+    const after = await contents(target);
+    expect(after.knex_migrations).toEqual(migrations.map((m) => m.name).sort());
+    expect(after.ledger_entries).toEqual([expect.stringContaining(',grant,"opening balance",')]);
+  });
+
   it('takes a consistent snapshot while orders are placed: the restored database keeps every trading invariant', async () => {
     const { ticker } = await factory.newMarket();
     const traders = [(await source.register()).token, (await source.register()).token];
