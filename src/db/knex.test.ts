@@ -15,7 +15,6 @@ function recorder(kind: 'transaction' | 'pool' = 'pool'): { db: Queryable; asked
   const connections: string[] = [];
   const connection = { query: ({ text, name, values }: { text: string; name: string; values: unknown[] }) => (asked.push({ text, options: { name, values } }), Promise.resolve({ rows: [] })) };
   const client = {
-    listenerCount: () => 1,
     emit: (event: string, ...args: unknown[]) => told.push(`${event}: ${(args.at(-1) as { sql: string }).sql}`),
     acquireConnection: async () => (connections.push(`acquired from the ${kind}`), connection),
     releaseConnection: async () => connections.push(`released to the ${kind}`),

@@ -81,13 +81,14 @@ export class NamedStatement<Row = unknown> {
   async run(db: Queryable, bindings: Readonly<Record<string, unknown>>): Promise<{ rows: Row[] }> {
     const { text, values } = this.positional(bindings);
     const { client } = db;
-    const told = client.listenerCount('query') > 0 || client.listenerCount('query-response') > 0;
-    const event = told ? { sql: text, bindings: values, options: { name: this.name }, __knexQueryUid: `${this.name}-${++statementRuns}` } : undefined;
-    if (event) client.emit('query', event);
+    // Told on every run, as Knex tells of its own statements: a Knex client always listens (it hands its
+    // events on to the Knex object, and a transaction's to its parent's), so there is nothing to skip.
+    const event = { sql: text, bindings: values, options: { name: this.name }, __knexQueryUid: `${this.name}-${++statementRuns}` };
+    client.emit('query', event);
     const connection = (await client.acquireConnection()) as pg.Client;
     try {
       const result = (await connection.query({ name: this.name, text, values })) as unknown as { rows: Row[] };
-      if (event) client.emit('query-response', result, event);
+      client.emit('query-response', result, event);
       return result;
     } finally {
       await client.releaseConnection(connection);
