@@ -297,44 +297,43 @@ describe('backup and restore', () => {
     expect(await contents(target)).toEqual({ '(sequences)': [] });
   });
 
-  it('restores a backup of an older schema at its own migrations, then applies the later ones', async () => {
+  /**
+   * Restores, into a new empty database, the backup of a database migrated up to migration `level` and
+   * given `statements`; returns the restore's row count and the target's contents.
+   */
+  async function restoreOlder(level: number, name: string, statements: string[]): Promise<{ rows: number; after: Record<string, string[]> }> {
     const older = await createTestDatabase({ empty: true });
     const db = createDb(older, 2);
     try {
-      await migrateLatest(db, 9);
-      await db.raw(`insert into users (email, username, password_hash) values ('old@example.com', 'old', 'x')`);
-      await db.raw(`insert into balances (user_id, cash) select id, 12.5 from users`);
+      await migrateLatest(db, level);
+      for (const statement of statements) await db.raw(statement);
     } finally {
       await db.destroy();
     }
-    const file = path.join(dir, 'older.backup');
+    const file = path.join(dir, `${name}.backup`);
     await backupDatabase(older, file);
-
     const target = await createTestDatabase({ empty: true });
-    const summary = await restoreDatabase(target, file);
-    expect(summary.rows).toBe(2);
-    const after = await contents(target);
+    const { rows } = await restoreDatabase(target, file);
+    return { rows, after: await contents(target) };
+  }
+
+  const ACCOUNT = `insert into users (email, username, password_hash) values ('old@example.com', 'old', 'x')`;
+
+  it('restores a backup of an older schema at its own migrations, then applies the later ones', async () => {
+    const { rows, after } = await restoreOlder(9, 'older', [ACCOUNT, `insert into balances (user_id, cash) select id, 12.5 from users`]);
+    expect(rows).toBe(2);
     expect(after.knex_migrations).toEqual(migrations.map((m) => m.name).sort());
     expect(after.balances).toEqual([expect.stringMatching(/,12\.50000000,0\.00000000\)$/)]);
   });
-  it('restores a backup from before trading, whose ledger entries have no market yet, without checking what it lacks', async () => {
-    const older = await createTestDatabase({ empty: true });
-    const db = createDb(older, 2);
-    try {
-      // Migration 0007: the accounts' ledger exists, its market column (0008) does not.
-      await migrateLatest(db, 7);
-      await db.raw(`insert into users (email, username, password_hash) values ('ledger@example.com', 'ledger', 'x')`);
-      await db.raw(`insert into balances (user_id, cash) select id, 3 from users`);
-      await db.raw(`insert into ledger_entries (user_id, amount, kind, reference) select id, 3, 'grant', 'opening balance' from users`);
-    } finally {
-      await db.destroy();
-    }
-    const file = path.join(dir, 'before-trading.backup');
-    await backupDatabase(older, file);
 
-    const target = await createTestDatabase({ empty: true });
-    expect((await restoreDatabase(target, file)).rows).toBe(3);
-    const after = await contents(target);
+  it('restores a backup from before trading, whose ledger entries have no market yet, without checking what it lacks', async () => {
+    // Migration 0007: the accounts' ledger exists, its market column (0008) does not.
+    const { rows, after } = await restoreOlder(7, 'before-trading', [
+      ACCOUNT,
+      `insert into balances (user_id, cash) select id, 3 from users`,
+      `insert into ledger_entries (user_id, amount, kind, reference) select id, 3, 'grant', 'opening balance' from users`,
+    ]);
+    expect(rows).toBe(3);
     expect(after.knex_migrations).toEqual(migrations.map((m) => m.name).sort());
     expect(after.ledger_entries).toEqual([expect.stringContaining(',grant,"opening balance",')]);
   });
