@@ -32,6 +32,11 @@
  *          (KALSHI-ACCESS-* headers) instead of the bearer token; the load thread makes the signatures
  *          before the row, so that the row shows what the service's checks (RSA-PSS verification, the
  *          replay insert) cost against (b).
+ *      (g) the flow of (b) with HTTP taken away, on 16 fresh markets: BENCH_CONNECTIONS callers in the main
+ *          thread, each calling the trading service's placeOrder (what the placeOrder handler calls, with the
+ *          same terms) for its two accounts, one placement at a time. No target: beside (b), it shows how
+ *          much of (b)'s rate the HTTP layer (the connections, parsing, authentication, validation and
+ *          answers, and the load thread) takes, and what the placement transactions alone come to.
  * 4. Baseline, same run, same database, same duration: BENCH_CONNECTIONS pg clients each looping
  *    BEGIN; UPDATE one row; INSERT one row; COMMIT (synchronous commit, as the service's transactions),
  *    each client on its own row; once more with every client on one shared row (serialised on its row
@@ -69,6 +74,7 @@ import { loadConfig } from '../src/config.js';
 import { isAlive, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { createLogger } from '../src/logger.js';
 import { PERSIST_CHANGES } from '../src/db/repositories/trading-statements.js';
+import type { PlaceOrderInput } from '../src/domain/trading/types.js';
 import { startService, type RunningService } from '../src/server.js';
 import { processesCpu, reportTargets, startServiceProcess, type ServiceProcess } from './lib.js';
 
@@ -765,6 +771,8 @@ async function main(): Promise<void> {
     const signedMarkets: string[] = [];
     for (let i = 0; i < MARKETS; i++) signedMarkets.push(await newMarket(`SIGNED${i}`, sharedEvent));
     const batchMarket = await newMarket('BATCH');
+    const directMarkets: string[] = [];
+    for (let i = 0; i < MARKETS; i++) directMarkets.push(await newMarket(`DIRECT${i}`, sharedEvent));
     const crossMarkets: string[] = [];
     for (let i = 0; i < MARKETS; i++) crossMarkets.push(await newMarket(`CROSS${i}`));
     const quoteMarkets: string[] = [];
@@ -772,10 +780,13 @@ async function main(): Promise<void> {
     const scratch = await newMarket('SCRATCH');
 
     log(`registering ${2 * CONNECTIONS + 1} accounts (STARTING_BALANCE ${STARTING_BALANCE})`);
-    const tokens = await eachLimited(Array.from({ length: 2 * CONNECTIONS + 1 }), 4, async (_, i) => {
+    const registered = await eachLimited(Array.from({ length: 2 * CONNECTIONS + 1 }), 4, async (_, i) => {
       const email = `bench-orders-${run.toLowerCase()}-${i}@example.com`;
-      return (await expectCall(base, 201, 'POST', '/api/auth/register', { email, password: 'correct-horse-battery' })).token as string;
+      const body = await expectCall(base, 201, 'POST', '/api/auth/register', { email, password: 'correct-horse-battery' });
+      return { token: body.token as string, accountId: body.user.id as string };
     });
+    const tokens = registered.map((r) => r.token);
+    const accountOf = new Map(registered.map((r) => [r.token, r.accountId]));
     const makers = tokens.slice(0, CONNECTIONS);
     const takers = tokens.slice(CONNECTIONS, 2 * CONNECTIONS);
     const batchToken = tokens[2 * CONNECTIONS]!;
@@ -893,6 +904,63 @@ async function main(): Promise<void> {
       };
     };
 
+    /**
+     * (g): the cycles of (b) on `tickers`, each client's requests made as calls of the trading service's
+     * placeOrder by a caller in this thread, one at a time; latencies per call, CPU of this thread per placement.
+     */
+    const inProcessRow = async (name: string, tickers: string[]): Promise<Row> => {
+      const calls = cycles(tickers).map((cycle) =>
+        cycle.map((request) => ({ accountId: accountOf.get(request.token)!, input: JSON.parse(request.body!) as PlaceOrderInput })),
+      );
+      const latencies: number[] = [];
+      const statuses = new Map<string, number>();
+      const failures: string[] = [];
+      let failed = 0;
+      let sampler: Sampler | undefined;
+      const from = performance.now() + WARMUP * 1000;
+      const until = from + DURATION * 1000;
+      const measuring = (async () => {
+        await new Promise((resolve) => setTimeout(resolve, WARMUP * 1000));
+        sampler = await sample(database.postmasterPid);
+      })();
+      await Promise.all(
+        calls.map(async (cycle) => {
+          for (let i = 0; performance.now() < until; i++) {
+            const { accountId, input } = cycle[i % cycle.length]!;
+            const started = performance.now();
+            const outcome = await service.services.trading.placeOrder(accountId, input).then(
+              (order) => ({ status: order.status as string }),
+              (error: unknown) => ({ error }),
+            );
+            const ended = performance.now();
+            if (started < from || ended > until) continue;
+            latencies.push(ended - started);
+            if ('error' in outcome) {
+              failed += 1;
+              if (failures.length < 5) failures.push(String(outcome.error).slice(0, 300));
+            } else statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1);
+          }
+        }),
+      );
+      await measuring;
+      const usage = await sampler!.stop(latencies.length - failed);
+      const sorted = Float64Array.from(latencies).sort();
+      const placed = latencies.length - failed;
+      const orderStatuses = [...statuses].map(([s, c]) => `${s} ${((c / Math.max(1, placed)) * 100).toFixed(0)}%`).join(', ');
+      const grouping = await placementsPerTransaction(database.url, tickers);
+      return {
+        name,
+        rate: placed / DURATION,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        max: sorted.at(-1),
+        ...usage,
+        statements: '-',
+        failed,
+        note: `orders ${orderStatuses}; ${grouping.toFixed(1)} placements per transaction${failed > 0 ? `; failures: ${failures.join(' | ')}` : ''}`,
+      };
+    };
+
     rows.push(await placementRow(`(a) place, 1 market, ${CONNECTIONS} clients`, [single]));
     rows.push(await placementRow(`(b) place, ${MARKETS} markets${SHARED_EVENT ? ' of 1 event' : ''}, ${CONNECTIONS} clients`, many));
 
@@ -948,6 +1016,8 @@ async function main(): Promise<void> {
     signedRow.statements = '-';
     signedRow.note = `${signedRow.note}; each request also records its signature (one insert per event-loop turn, shared)`;
     rows.push(signedRow);
+    const inProcess = await inProcessRow(`(g) place, ${MARKETS} markets, ${CONNECTIONS} callers in process, no HTTP`, directMarkets);
+    rows.push(inProcess);
     const ownRows = rows.length;
 
     // (a) and (b) again on the service as deployed, a process of its own: WEB_CONCURRENCY=1, then 2. Fresh
@@ -1025,7 +1095,7 @@ async function main(): Promise<void> {
     console.log(
       [
         '',
-        'per s: orders placed (or baseline transactions) per second; p50/p99/max: per request (in (e) per batch of 20 orders); srv cpu',
+        'per s: orders placed (or baseline transactions) per second; p50/p99/max: per request (in (e) per batch of 20 orders, in (g) per call); srv cpu',
         'µs/req: CPU time of the main thread per order placed (or transaction)',
         "(the service runs there; the load client runs in a worker; the baselines' pg clients run in the main thread), with its kernel",
         'share (sys: mostly socket I/O); pg cpu µs/req: CPU time of the embedded PostgreSQL per request (all its processes); cpu %: the',
@@ -1049,7 +1119,8 @@ async function main(): Promise<void> {
     console.log(
       `\nratios to the own-row durable baseline (${fmt(ownBaseline.rate)}/s): (a) ${ofBaseline(oneMarketRow!)}, (b) ${ofBaseline(manyMarketsRow!)}, ` +
         `(d) ${ofBaseline(crossingRow)} (p99 ${fmt(crossingRow.p99, 1)} ms), (e) ${ofBaseline(batchRow)} in orders/s ` +
-        `(p99 per batch of ${ORDERS_PER_BATCH} ${fmt(batchRow.p99, 1)} ms; ${(batchRow.rate! / manyMarketsRow!.rate!).toFixed(1)} times the single placements of (b))`,
+        `(p99 per batch of ${ORDERS_PER_BATCH} ${fmt(batchRow.p99, 1)} ms; ${(batchRow.rate! / manyMarketsRow!.rate!).toFixed(1)} times the single placements of (b)); ` +
+        `without HTTP (g) ${ofBaseline(inProcess)}, (b) being ${((manyMarketsRow!.rate! / inProcess.rate!) * 100).toFixed(0)}% of it`,
     );
     console.log(`\nsetup ${setupSeconds.toFixed(0)} s, measuring ${measureSeconds.toFixed(0)} s; ${settings.orders} orders, ${settings.trades} trades in the database`);
 
