@@ -23,17 +23,45 @@ function machineBusySeconds(): number {
   return (user + nice + system + irq + softirq + steal) / HZ;
 }
 
-function processStat(pid: number): { ppid: number; seconds: number; childSeconds: number } | undefined {
+interface ProcessStat {
+  ppid: number;
+  /** Clock ticks, user and system, of the process itself and of its exited children it has reaped. */
+  user: number;
+  sys: number;
+  childUser: number;
+  childSys: number;
+}
+
+function processStat(pid: number): ProcessStat | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // the command name (field 2) may hold spaces: fields after its closing parenthesis
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    const ppid = Number(fields[1]);
     const [utime, stime, cutime, cstime] = [fields[11], fields[12], fields[13], fields[14]].map(Number) as [number, number, number, number];
-    return { ppid, seconds: (utime + stime) / HZ, childSeconds: (cutime + cstime) / HZ };
+    return { ppid: Number(fields[1]), user: utime, sys: stime, childUser: cutime, childSys: cstime };
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU time in ms, user and system, of a PostgreSQL server: the postmaster, its exited children (reaped into
+ * its child counters, so that a backend ending between two readings still counts) and its live children.
+ * Undefined when the postmaster is gone or /proc is missing.
+ */
+export function postgresCpuTime(postmaster: number): { user: number; sys: number } | undefined {
+  const main = processStat(postmaster);
+  if (!main) return undefined;
+  let user = main.user + main.childUser;
+  let sys = main.sys + main.childSys;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = processStat(Number(entry));
+    if (stat?.ppid !== postmaster) continue;
+    user += stat.user;
+    sys += stat.sys;
+  }
+  return { user: (user * 1000) / HZ, sys: (sys * 1000) / HZ };
 }
 
 function postgresSeconds(postmasterPidFile: string | undefined): number | undefined {
@@ -44,16 +72,8 @@ function postgresSeconds(postmasterPidFile: string | undefined): number | undefi
   } catch {
     return undefined;
   }
-  const main = processStat(postmaster);
-  if (!main) return undefined;
-  // the postmaster, its exited children (reaped into its child counters) and its live children
-  let seconds = main.seconds + main.childSeconds;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = processStat(Number(entry));
-    if (stat?.ppid === postmaster) seconds += stat.seconds;
-  }
-  return seconds;
+  const time = postgresCpuTime(postmaster);
+  return time && (time.user + time.sys) / 1000;
 }
 
 export interface CpuShare {

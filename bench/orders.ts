@@ -63,7 +63,7 @@
  * its placement and trade counters equal the orders and trades in the (fresh) database.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +76,7 @@ import { createLogger } from '../src/logger.js';
 import { PERSIST_CHANGES } from '../src/db/repositories/trading-statements.js';
 import type { PlaceOrderInput } from '../src/domain/trading/types.js';
 import { startService, type RunningService } from '../src/server.js';
+import { postgresCpuTime } from './cpu-share.js';
 import { processesCpu, reportTargets, startServiceProcess, type ServiceProcess } from './lib.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -317,28 +318,17 @@ interface Cpu {
 }
 
 /** User and system time of a /proc/.../stat line, ms (USER_HZ is 100 on Linux). */
-function cpuOfStat(stat: string): Cpu & { ppid: number } {
+function cpuOfStat(stat: string): Cpu {
   // after the name: state(0) ppid(1) ... utime(11) stime(12)
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { ppid: Number(fields[1]), user: Number(fields[11]) * 10, sys: Number(fields[12]) * 10 };
+  return { user: Number(fields[11]) * 10, sys: Number(fields[12]) * 10 };
 }
 
-/** CPU time of the embedded PostgreSQL (postmaster and its children), from /proc; undefined elsewhere. */
-async function postgresCpu(postmasterPid: number | undefined): Promise<Cpu | undefined> {
+/** CPU time of the embedded PostgreSQL (cpu-share.ts postgresCpuTime), from /proc; undefined elsewhere. */
+function postgresCpu(postmasterPid: number | undefined): Cpu | undefined {
   if (postmasterPid === undefined) return undefined;
   try {
-    const total = { user: 0, sys: 0 };
-    for (const entry of await readdir('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-      if (!stat) continue;
-      const cpu = cpuOfStat(stat);
-      if (Number(entry) === postmasterPid || cpu.ppid === postmasterPid) {
-        total.user += cpu.user;
-        total.sys += cpu.sys;
-      }
-    }
-    return total;
+    return postgresCpuTime(postmasterPid);
   } catch {
     return undefined;
   }
@@ -379,13 +369,13 @@ interface Sampler {
 async function sample(postmasterPid: number | undefined, serverCpu: () => Promise<Cpu | undefined> = mainThreadCpu): Promise<Sampler> {
   const elu = performance.eventLoopUtilization();
   const main0 = await serverCpu();
-  const pg0 = await postgresCpu(postmasterPid);
+  const pg0 = postgresCpu(postmasterPid);
   const m0 = await machineCpu();
   return {
     async stop(requests) {
       const busy = performance.eventLoopUtilization(elu);
       const main1 = await serverCpu();
-      const pg1 = await postgresCpu(postmasterPid);
+      const pg1 = postgresCpu(postmasterPid);
       const m1 = await machineCpu();
       const perRequest = (a: Cpu, b: Cpu): CpuPerRequest => {
         const user = b.user - a.user;
@@ -779,17 +769,19 @@ async function main(): Promise<void> {
     for (let i = 0; i < MARKETS; i++) quoteMarkets.push(await newMarket(`QUOTE${i}`));
     const scratch = await newMarket('SCRATCH');
 
-    log(`registering ${2 * CONNECTIONS + 1} accounts (STARTING_BALANCE ${STARTING_BALANCE})`);
-    const registered = await eachLimited(Array.from({ length: 2 * CONNECTIONS + 1 }), 4, async (_, i) => {
+    // A maker and a taker account for every client of any row: BENCH_CONNECTIONS, or (e)'s BATCH_CLIENTS when more.
+    const traders = Math.max(CONNECTIONS, BATCH_CLIENTS);
+    log(`registering ${2 * traders + 1} accounts (STARTING_BALANCE ${STARTING_BALANCE})`);
+    const registered = await eachLimited(Array.from({ length: 2 * traders + 1 }), 4, async (_, i) => {
       const email = `bench-orders-${run.toLowerCase()}-${i}@example.com`;
       const body = await expectCall(base, 201, 'POST', '/api/auth/register', { email, password: 'correct-horse-battery' });
       return { token: body.token as string, accountId: body.user.id as string };
     });
     const tokens = registered.map((r) => r.token);
     const accountOf = new Map(registered.map((r) => [r.token, r.accountId]));
-    const makers = tokens.slice(0, CONNECTIONS);
-    const takers = tokens.slice(CONNECTIONS, 2 * CONNECTIONS);
-    const batchToken = tokens[2 * CONNECTIONS]!;
+    const makers = tokens.slice(0, traders);
+    const takers = tokens.slice(traders, 2 * traders);
+    const batchToken = tokens[2 * traders]!;
     // An RSA API key (scope trade) for every maker and taker, all with one key pair: the signature covers
     // timestamp + method + path, so one pre-signed signature serves any of them, once.
     const keyPair = generateKeyPairSync('rsa', { modulusLength: 2048 });
