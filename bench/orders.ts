@@ -35,7 +35,8 @@
  *          bearer, signed, bearer, ... bearer (SIGNED_ROUNDS signed rounds), each signed round's rate taken
  *          as a share of the mean of the bearer rounds on either side of it. The machine's speed drifts by
  *          10-15% over a minute, more than the checks cost, so (f) is never compared with (b) itself, measured
- *          a minute before. The table shows the round with the median share.
+ *          a minute before. Every round, bearer ones too, follows the same pause while the load thread signs.
+ *          The table shows the round with the median share.
  *      (g) the flow of (b) with HTTP taken away, on 16 fresh markets: BENCH_CONNECTIONS callers in the main
  *          thread, each calling the trading service's placeOrder (what the placeOrder handler calls, with the
  *          same terms) for its two accounts, one placement at a time. No target: beside (b), it shows how
@@ -54,7 +55,8 @@
  *    in-process ones, what a second worker process buys on this machine.
  *
  * Prints placements (or transactions) per second, p50/p99 latency (per request: per batch in (e)), each
- * placement row's rate as a share of the own-row baseline's, the main thread's CPU time per request
+ * placement row's rate as a share of the own-row baseline's and the share its CPU per placement would allow
+ * with the whole machine busy (a ceiling that only less CPU per placement raises), the main thread's CPU time per request
  * (for the rows of step 5: the CPU time of the service's processes),
  * PostgreSQL's CPU time per request (embedded only; both from /proc), the machine's CPU use, the SQL
  * statements one request runs (BEGIN and COMMIT included), and for (a) and (b) what the service's database
@@ -1007,17 +1009,23 @@ async function main(): Promise<void> {
     rows.push(await baseline(database.url, database.postmasterPid, 'shared'));
     rows.push(await baseline(database.url, database.postmasterPid, 'notify'));
     // (f): placements signed by API keys in rounds, between rounds of (b)'s flow with bearer tokens on (b)'s
-    // markets. The signatures of a round are made just before it in the load thread (enough for 1.5 times the
-    // rate of the bearer round before), so that the round measures the service's checks.
+    // markets. Before each round the load thread makes a round's signatures (enough for 1.5 times the rate of
+    // the last bearer round), so that a signed round measures the service's checks; the service sits idle
+    // meanwhile, and a Node process idle for some seconds runs slower for a while, so a bearer round follows
+    // the same pause (its signatures unused).
     const pem = keyPair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     const bearerRounds: Row[] = [];
     const signedRounds: Row[] = [];
-    const bearerRound = async () => bearerRounds.push(await placementRow(`(b) again, bearer tokens, round ${bearerRounds.length + 1}`, many));
-    await bearerRound();
-    for (let round = 1; round <= SIGNED_ROUNDS; round++) {
-      const count = Math.ceil((bearerRounds.at(-1)!.rate ?? 0) * (WARMUP + DURATION) * 1.5) + 100;
+    const round = async (name: string, tickers: string[], signed: boolean): Promise<Row> => {
+      const rate = (bearerRounds.at(-1) ?? rows[1]!).rate ?? 0;
+      const count = Math.ceil(rate * (WARMUP + DURATION) * 1.5) + 100;
       await client.presign({ pem, count, method: 'POST', path: '/api/portfolio/orders', useMs: (WARMUP + DURATION) * 1000 });
-      signedRounds.push(await placementRow(`(f) place, ${MARKETS} markets, ${CONNECTIONS} clients, signed (RSA API keys)`, signedMarkets, { signed: true }));
+      return placementRow(name, tickers, { signed });
+    };
+    const bearerRound = async () => bearerRounds.push(await round(`(b) again, bearer tokens, round ${bearerRounds.length + 1}`, many, false));
+    await bearerRound();
+    for (let i = 0; i < SIGNED_ROUNDS; i++) {
+      signedRounds.push(await round(`(f) place, ${MARKETS} markets, ${CONNECTIONS} clients, signed (RSA API keys)`, signedMarkets, true));
       await bearerRound();
     }
     const signedShares = signedRounds.map((row, i) => row.rate! / ((bearerRounds[i]!.rate! + bearerRounds[i + 1]!.rate!) / 2));
@@ -1136,6 +1144,14 @@ async function main(): Promise<void> {
         `(d) ${ofBaseline(crossingRow)} (p99 ${fmt(crossingRow.p99, 1)} ms), (e) ${ofBaseline(batchRow)} in orders/s ` +
         `(p99 per batch of ${ORDERS_PER_BATCH} ${fmt(batchRow.p99, 1)} ms; ${(batchRow.rate! / manyMarketsRow!.rate!).toFixed(1)} times the single placements of (b)); ` +
         `without HTTP (g) ${ofBaseline(inProcess)}, (b) being ${((manyMarketsRow!.rate! / inProcess.rate!) * 100).toFixed(0)}% of it`,
+    );
+    // A row's rate with both cores as busy as its CPU per placement allows (rate over the machine's CPU use),
+    // against the baseline: a ceiling that no better overlap of the service's and PostgreSQL's work can pass,
+    // only less CPU per placement (the load thread's included, as it is part of every request's path).
+    const atFullCpu = (row: Row) => (row.machine ? `${((row.rate! / row.machine / ownBaseline.rate!) * 100).toFixed(0)}%` : '-');
+    console.log(
+      `with the whole machine busy at each row's CPU per placement: (a) ${atFullCpu(oneMarketRow!)}, (b) ${atFullCpu(manyMarketsRow!)}, ` +
+        `(d) ${atFullCpu(crossingRow)}, (e) ${atFullCpu(batchRow)}, (g) ${atFullCpu(inProcess)} of the baseline (which ran at ${fmt((ownBaseline.machine ?? NaN) * 100)}% CPU)`,
     );
     console.log(`\nsetup ${setupSeconds.toFixed(0)} s, measuring ${measureSeconds.toFixed(0)} s; ${settings.orders} orders, ${settings.trades} trades in the database`);
 
