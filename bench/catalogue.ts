@@ -70,7 +70,8 @@ import { startService, type RunningService } from '../src/server.js';
 import { createBaseline, POOL_MAX, SEARCH_POOL_MAX, type Baseline } from './catalogue-baseline.js';
 import { prepareDatabase, type BenchDatabase } from './catalogue-db.js';
 import { startCpuShare } from './cpu-share.js';
-import { type AutocannonResult, autocannon, close, listen, median, processesCpu, reportTargets, startServiceProcess, type ServiceProcess } from './lib.js';
+import { type AutocannonResult, autocannon, close, listen, median, reportTargets, startServiceProcess, type ServiceProcess } from './lib.js';
+import { processesCpu } from './proc.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -150,7 +151,7 @@ async function load(url: string, spawned?: ServiceProcess, duration = DURATION):
   if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
   const before = performance.eventLoopUtilization();
   const cpu = startCpuShare(postmasterPidFile);
-  const spawnedCpu0 = spawned && (await processesCpu(spawned.pids()));
+  const spawnedCpu0 = spawned && processesCpu(spawned.pids());
   const started = performance.now();
   const running = Promise.resolve(autocannon({ ...options, duration }));
   // Which worker holds autocannon's connections: the fullest of samples taken every 250 ms (they open once
@@ -166,7 +167,7 @@ async function load(url: string, spawned?: ServiceProcess, duration = DURATION):
     if (sampled && total(sampled) > total(spread)) spread = sampled;
   }
   const result = await running;
-  const spawnedCpu1 = spawned && (await processesCpu(spawned.pids()));
+  const spawnedCpu1 = spawned && processesCpu(spawned.pids());
   const seconds = (performance.now() - started) / 1000;
   const share = cpu?.();
   const busy = performance.eventLoopUtilization(before);

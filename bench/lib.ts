@@ -3,8 +3,6 @@
  * (`node dist/main.js`), the CPU time of processes, and the verdict on their targets.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
@@ -12,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Koa from 'koa';
 import { findFreePort } from '../src/db/embedded.js';
+import { connectionsPerProcess, processTree } from './proc.js';
 
 interface Histogram {
   average: number;
@@ -71,51 +70,6 @@ export function reportTargets(verdicts: Verdict[]): void {
   const missed = verdicts.filter((v) => !v.ok).length;
   console.log(missed === 0 ? '\nall targets met' : `\n${missed} target(s) missed`);
   if (missed > 0) process.exitCode = 1;
-}
-
-/** CPU time in ms, user and system. */
-export interface CpuTime {
-  user: number;
-  sys: number;
-}
-
-/** The CPU time of these processes, summed (Linux /proc; USER_HZ is 100); undefined where /proc is missing or a process is gone. */
-export async function processesCpu(pids: number[]): Promise<CpuTime | undefined> {
-  const total = { user: 0, sys: 0 };
-  for (const pid of pids) {
-    let stat: string;
-    try {
-      stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      return undefined;
-    }
-    // after the name (which may hold spaces): state(0) ppid(1) ... utime(11) stime(12)
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    total.user += Number(fields[11]) * 10;
-    total.sys += Number(fields[12]) * 10;
-  }
-  return total;
-}
-
-/** `pid` and every process below it (its HTTP workers), from /proc; just `pid` where /proc is missing. */
-function processTree(pid: number): number[] {
-  const parents = new Map<number, number>();
-  try {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-      } catch {
-        // gone meanwhile
-      }
-    }
-  } catch {
-    return [pid];
-  }
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
-  return tree;
 }
 
 export interface ServiceProcess {
@@ -296,46 +250,6 @@ async function spawnService(options: { databaseUrl: string; workers: number; env
     connections: () => connectionsPerProcess(options.workers > 1 ? processTree(child.pid!).slice(1) : [child.pid!], port),
     stop,
   };
-}
-
-/**
- * Established TCP connections on `port` held by each of `pids` (Linux: the sockets of /proc/<pid>/fd found in
- * /proc/net/tcp and tcp6); undefined where /proc is missing.
- */
-export function connectionsPerProcess(pids: number[], port: number): Map<number, number> | undefined {
-  try {
-    const onPort = new Set<string>();
-    const portHex = port.toString(16).toUpperCase().padStart(4, '0');
-    for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-      let text: string;
-      try {
-        text = readFileSync(table, 'utf8');
-      } catch {
-        continue;
-      }
-      for (const line of text.split('\n').slice(1)) {
-        // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-        const fields = line.trim().split(/\s+/);
-        if (fields.length > 9 && fields[1]!.endsWith(`:${portHex}`) && fields[3] === '01') onPort.add(fields[9]!);
-      }
-    }
-    const counts = new Map<number, number>();
-    for (const pid of pids) {
-      let n = 0;
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-        try {
-          const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-          if (match && onPort.has(match[1]!)) n++;
-        } catch {
-          // closed meanwhile
-        }
-      }
-      counts.set(pid, n);
-    }
-    return counts;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

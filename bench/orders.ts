@@ -82,8 +82,8 @@ import { createLogger } from '../src/logger.js';
 import { PERSIST_CHANGES } from '../src/db/repositories/trading-statements.js';
 import type { PlaceOrderInput } from '../src/domain/trading/types.js';
 import { startService, type RunningService } from '../src/server.js';
-import { postgresCpuTime } from './cpu-share.js';
-import { median, processesCpu, reportTargets, startServiceProcess, type ServiceProcess } from './lib.js';
+import { median, reportTargets, startServiceProcess, type ServiceProcess } from './lib.js';
+import { type CpuTime, machineCpu, ownThreadCpu, postgresCpuTime, processesCpu } from './proc.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATA_DIR = path.join(root, '.data/bench-orders');
@@ -319,50 +319,6 @@ function percentile(sorted: ArrayLike<number>, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-/** CPU time in ms, user and system (kernel: for the service and PostgreSQL mostly socket I/O). */
-interface Cpu {
-  user: number;
-  sys: number;
-}
-
-/** User and system time of a /proc/.../stat line, ms (USER_HZ is 100 on Linux). */
-function cpuOfStat(stat: string): Cpu {
-  // after the name: state(0) ppid(1) ... utime(11) stime(12)
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { user: Number(fields[11]) * 10, sys: Number(fields[12]) * 10 };
-}
-
-/** CPU time of the embedded PostgreSQL (cpu-share.ts postgresCpuTime), from /proc; undefined elsewhere. */
-function postgresCpu(postmasterPid: number | undefined): Cpu | undefined {
-  if (postmasterPid === undefined) return undefined;
-  try {
-    return postgresCpuTime(postmasterPid);
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU time of this process's main thread (the service's event loop), from /proc; undefined elsewhere. */
-async function mainThreadCpu(): Promise<Cpu | undefined> {
-  try {
-    return cpuOfStat(await readFile(`/proc/self/task/${process.pid}/stat`, 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-/** Busy and total jiffies of the whole machine (/proc/stat), for its CPU use over a row. */
-async function machineCpu(): Promise<{ busy: number; total: number } | undefined> {
-  try {
-    const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!;
-    const v = line.trim().split(/\s+/).slice(1, 9).map(Number);
-    const total = v.reduce((a, b) => a + b, 0);
-    return { busy: total - v[3]! - v[4]!, total };
-  } catch {
-    return undefined;
-  }
-}
-
 /** CPU per request, µs, and the system share of it. */
 interface CpuPerRequest {
   us: number;
@@ -370,22 +326,23 @@ interface CpuPerRequest {
 }
 
 interface Sampler {
-  stop(requests: number): Promise<{ server: CpuPerRequest; pg: CpuPerRequest | undefined; machine: number | undefined }>;
+  stop(requests: number): { server: CpuPerRequest; pg: CpuPerRequest | undefined; machine: number | undefined };
 }
 
 /** `serverCpu`: the CPU time counted as the service's (default: this process's main thread). */
-async function sample(postmasterPid: number | undefined, serverCpu: () => Promise<Cpu | undefined> = mainThreadCpu): Promise<Sampler> {
+function sample(postmasterPid: number | undefined, serverCpu: () => CpuTime | undefined = () => ownThreadCpu(process.pid)): Sampler {
+  const postgresCpu = () => (postmasterPid === undefined ? undefined : postgresCpuTime(postmasterPid));
   const elu = performance.eventLoopUtilization();
-  const main0 = await serverCpu();
-  const pg0 = postgresCpu(postmasterPid);
-  const m0 = await machineCpu();
+  const main0 = serverCpu();
+  const pg0 = postgresCpu();
+  const m0 = machineCpu();
   return {
-    async stop(requests) {
+    stop(requests) {
       const busy = performance.eventLoopUtilization(elu);
-      const main1 = await serverCpu();
-      const pg1 = postgresCpu(postmasterPid);
-      const m1 = await machineCpu();
-      const perRequest = (a: Cpu, b: Cpu): CpuPerRequest => {
+      const main1 = serverCpu();
+      const pg1 = postgresCpu();
+      const m1 = machineCpu();
+      const perRequest = (a: CpuTime, b: CpuTime): CpuPerRequest => {
         const user = b.user - a.user;
         const sys = b.sys - a.sys;
         return { us: ((user + sys) * 1000) / Math.max(1, requests), sysShare: user + sys > 0 ? sys / (user + sys) : undefined };
@@ -629,7 +586,7 @@ async function baseline(url: string, postmasterPid: number | undefined, variant:
     let sampler: Sampler | undefined;
     const samplerStarted = (async () => {
       await new Promise((resolve) => setTimeout(resolve, WARMUP * 1000));
-      sampler = await sample(postmasterPid);
+      sampler = sample(postmasterPid);
     })();
     await Promise.all(
       clients.map(async (client, k) => {
@@ -652,7 +609,7 @@ async function baseline(url: string, postmasterPid: number | undefined, variant:
       }),
     );
     await samplerStarted;
-    const usage = await sampler!.stop(latencies.length);
+    const usage = sampler!.stop(latencies.length);
     latencies.sort((a, b) => a - b);
     await setup.query('drop table if exists bench_txn_log, bench_txn_rows');
     return {
@@ -878,11 +835,11 @@ async function main(): Promise<void> {
       const requests = options.signed ? flow.map((cycle) => cycle.map((request) => ({ ...request, keyId: keyOf.get(request.token)! }))) : flow;
       const warmup = (on?.client ?? client).load(requests, { warmupMs: WARMUP * 1000, durationMs: DURATION * 1000 });
       await new Promise((resolve) => setTimeout(resolve, WARMUP * 1000));
-      const sampler = await sample(database.postmasterPid, on && (() => processesCpu(on.service.pids())));
+      const sampler = sample(database.postmasterPid, on && (() => processesCpu(on.service.pids())));
       const spread = on && on.service.workers > 1 ? on.service.connections() : undefined;
       const activity = await sampleActivity(database.url);
       const result = await warmup;
-      const usage = await sampler.stop(result.placed);
+      const usage = sampler.stop(result.placed);
       const connections = await activity.stop();
       const sorted = Float64Array.from(result.latencies).sort();
       const ok = Object.entries(result.statuses).filter(([s]) => s === '201').reduce((n, [, c]) => n + c, 0);
@@ -921,7 +878,7 @@ async function main(): Promise<void> {
       const until = from + DURATION * 1000;
       const measuring = (async () => {
         await new Promise((resolve) => setTimeout(resolve, WARMUP * 1000));
-        sampler = await sample(database.postmasterPid);
+        sampler = sample(database.postmasterPid);
       })();
       await Promise.all(
         calls.map(async (cycle) => {
@@ -943,7 +900,7 @@ async function main(): Promise<void> {
         }),
       );
       await measuring;
-      const usage = await sampler!.stop(latencies.length - failed);
+      const usage = sampler!.stop(latencies.length - failed);
       const sorted = Float64Array.from(latencies).sort();
       const placed = latencies.length - failed;
       const orderStatuses = [...statuses].map(([s, c]) => `${s} ${((c / Math.max(1, placed)) * 100).toFixed(0)}%`).join(', ');

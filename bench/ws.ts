@@ -5,8 +5,9 @@
  *
  * 1. Database: an embedded PostgreSQL under .data/bench-ws (git-ignored) on a free port, with a fresh
  *    database `bench_ws` each run; or BENCH_DATABASE_URL (used as is; tickers carry a unique suffix).
- * 2. The service, as `npm start` runs it (src/main.ts, its own process, so that its memory is its own), on a
- *    free port of 127.0.0.1, LOG_LEVEL=warn. Market and accounts are created through the API.
+ * 2. The service as deployed, `node dist/main.js` (bench/lib.ts startServiceProcess: built first if stale), in
+ *    a process of its own so that its memory is its own, on a free port of 127.0.0.1, LOG_LEVEL=warn. Market
+ *    and accounts are created through the API.
  * 3. Subscribers: in BENCH_WORKERS worker threads (default 2), each a WebSocket connection that subscribes to
  *    BENCH_CHANNELS (default `orderbook_delta,trade`) of the market. For every order-book delta and trade it
  *    receives, the delay is the time of receipt minus the message's `ts`: the time the trading transaction
@@ -22,8 +23,6 @@
  * its CPU and the machine's, and whether the target (p99 < 50 ms, no gap, no failed order) was met; exit
  * code 1 when it was missed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import { createRequire } from 'node:module';
@@ -32,7 +31,9 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
-import { findFreePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
+import { startServiceProcess } from './lib.js';
+import { machineCpu, memoryOf, processesCpu } from './proc.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATA_DIR = path.join(root, '.data/bench-ws');
@@ -172,45 +173,15 @@ async function must(port: number, method: string, urlPath: string, body?: unknow
 
 // --- the service's process
 
-async function memoryOf(pid: number): Promise<{ rssMiB: number; peakMiB: number }> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-  return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
+/** What /proc says (bench:ws runs on Linux only). */
+function fromProc<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('bench:ws reads the service\'s memory and CPU time from /proc, which is missing here');
+  return value;
 }
 
-async function cpuSecondsOf(pid: number): Promise<number> {
-  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return (Number(stat[11]) + Number(stat[12])) / 100;
-}
-
-/** Busy and total jiffies of the whole machine (/proc/stat). */
-async function machineCpu(): Promise<{ busy: number; total: number }> {
-  const fields = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const idle = fields[3]! + (fields[4] ?? 0);
-  const total = fields.reduce((a, b) => a + b, 0);
-  return { busy: total - idle, total };
-}
-
-function startServiceProcess(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', () => undefined);
-  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-  return child;
-}
-
-/** Until /readyz answers 200 (the service's search index read), as a load balancer would wait. */
-async function waitReady(port: number, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    try {
-      if ((await request(port, 'GET', '/readyz')).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('the service did not become ready');
+function cpuSecondsOf(pid: number): number {
+  const cpu = fromProc(processesCpu([pid]));
+  return (cpu.user + cpu.sys) / 1000;
 }
 
 const percentile = (sorted: Float64Array, p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
@@ -230,25 +201,22 @@ async function main(): Promise<void> {
     url.pathname = `/${DATABASE}`;
     databaseUrl = url.toString();
   }
-  const port = await findFreePort();
-  const child = startServiceProcess({
-    DATABASE_URL: databaseUrl,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    SEED: 'none',
-    LOG_LEVEL: 'warn',
-    ADMIN_EMAIL: ADMIN.email,
-    ADMIN_PASSWORD: ADMIN.password,
-    STARTING_BALANCE: '100000000',
-    // All the load comes from one address and one account: the per-client budgets and caps would refuse it.
-    RATE_LIMITS: 'off',
-    WS_MAX_CONNECTIONS_PER_ADDRESS: '100000',
-    WS_SNAPSHOTS_PER_SEC: '1000000',
+  const service = await startServiceProcess({
+    databaseUrl,
+    workers: 1,
+    env: {
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      STARTING_BALANCE: '100000000',
+      // All the load comes from one address and one account: the per-client caps would refuse it.
+      WS_MAX_CONNECTIONS_PER_ADDRESS: '100000',
+      WS_SNAPSHOTS_PER_SEC: '1000000',
+    },
   });
+  const port = Number(new URL(service.url).port);
+  const pid = service.pids()[0]!;
   const workers: Subscribers[] = [];
   try {
-    await waitReady(port, child);
-    const pid = child.pid!;
     const adminToken = (await must(port, 'POST', '/api/auth/login', ADMIN)).token as string;
     const series = `BWS${suffix}`;
     await must(port, 'POST', '/api/admin/series', { ticker: series, title: 'Bench ws', category: 'economics', frequency: 'daily' }, adminToken);
@@ -258,7 +226,7 @@ async function main(): Promise<void> {
     const register = async (name: string) => (await must(port, 'POST', '/api/auth/register', { email: `${name}-${suffix.toLowerCase()}@bench.local`, password: 'bench-ws-password' })).token as string;
     const [maker, taker] = [await register('maker'), await register('taker')];
 
-    const before = await memoryOf(pid);
+    const before = fromProc(memoryOf(pid));
     log(`service pid ${pid} on port ${port}, market ${ticker}; resident memory before subscribers ${before.rssMiB.toFixed(1)} MiB`);
     const url = `ws://127.0.0.1:${port}/ws`;
     for (let w = 0; w < WORKERS; w += 1) {
@@ -266,7 +234,7 @@ async function main(): Promise<void> {
       workers.push(new Subscribers(url, ticker, count));
     }
     await Promise.all(workers.map((w) => w.call('connect')));
-    const connected = await memoryOf(pid);
+    const connected = fromProc(memoryOf(pid));
     log(`${SUBSCRIBERS} subscribers connected (channels ${CHANNELS.join(', ')}), ${WORKERS} worker threads; service memory ${connected.rssMiB.toFixed(1)} MiB`);
 
     // Open loop at RATE orders per second.
@@ -308,7 +276,7 @@ async function main(): Promise<void> {
     let machineStart = { busy: 0, total: 0 };
     let measureStart = 0;
     const memoryTimer = setInterval(() => {
-      memoryOf(pid).then((m) => (memoryPeak = Math.max(memoryPeak, m.rssMiB)), () => undefined);
+      memoryPeak = Math.max(memoryPeak, memoryOf(pid)?.rssMiB ?? 0);
     }, 500);
     await new Promise<void>((resolve) => {
       const tick = () => {
@@ -317,8 +285,8 @@ async function main(): Promise<void> {
           measuring = true;
           measureStart = performance.now();
           void Promise.all(workers.map((w) => w.call('measure')));
-          void cpuSecondsOf(pid).then((s) => (cpuStart = s));
-          void machineCpu().then((m) => (machineStart = m));
+          cpuStart = cpuSecondsOf(pid);
+          machineStart = fromProc(machineCpu());
         }
         if (now >= (WARMUP + DURATION) * 1000) return resolve();
         while (next * interval <= now) {
@@ -330,13 +298,13 @@ async function main(): Promise<void> {
       tick();
     });
     const measuredSecs = (performance.now() - measureStart) / 1000;
-    const cpuEnd = await cpuSecondsOf(pid);
-    const machineEnd = await machineCpu();
+    const cpuEnd = cpuSecondsOf(pid);
+    const machineEnd = fromProc(machineCpu());
     while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
     // Let the last messages arrive.
     await new Promise((resolve) => setTimeout(resolve, 500));
     clearInterval(memoryTimer);
-    const after = await memoryOf(pid);
+    const after = fromProc(memoryOf(pid));
     const results = await Promise.all(workers.map((w) => w.call<{ ok: true; delays: number[]; messages: number; gaps: number; errors: string[]; errorCount: number }>('stop')));
 
     const all = new Float64Array(results.reduce((n, r) => n + r.delays.length, 0));
@@ -371,8 +339,7 @@ async function main(): Promise<void> {
   } finally {
     for (const w of workers) await w.terminate();
     agent.destroy();
-    child.kill('SIGTERM');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)));
+    await service.stop();
     await embedded?.stop();
   }
 }
