@@ -55,8 +55,8 @@ export function ownThreadCpu(tid: number): CpuTime | undefined {
   return stat && { user: ms(stat.user), sys: ms(stat.sys) };
 }
 
-/** Every process, with its parent. */
-function parents(): Map<number, Stat> {
+/** Every process now, by pid (its stat: the parent and CPU time). */
+function allProcesses(): Map<number, Stat> {
   const all = new Map<number, Stat>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -70,7 +70,7 @@ function parents(): Map<number, Stat> {
 export function processTree(pid: number): number[] {
   let all: Map<number, Stat>;
   try {
-    all = parents();
+    all = allProcesses();
   } catch {
     return [pid];
   }
@@ -89,7 +89,7 @@ export function postgresCpuTime(postmaster: number): CpuTime | undefined {
   let user = main.user + main.childUser;
   let sys = main.sys + main.childSys;
   try {
-    for (const stat of parents().values()) {
+    for (const stat of allProcesses().values()) {
       if (stat.ppid !== postmaster) continue;
       user += stat.user;
       sys += stat.sys;
