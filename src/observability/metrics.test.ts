@@ -2,13 +2,20 @@ import { describe, expect, it } from 'vitest';
 import type { Pools } from '../db/pools.js';
 import { ServiceMetrics } from './metrics.js';
 
-/** A stand-in for a Knex instance: only the tarn pool figures the gauges read, different for every pool. */
+/** What each pool's gauges should show: different figures for every pool and gauge. */
+const FIGURES: Record<keyof Pools, { size: number; in_use: number; idle: number; waiting: number }> = {
+  db: { size: 10, in_use: 3, idle: 2, waiting: 4 },
+  plannedDb: { size: 9, in_use: 0, idle: 1, waiting: 0 },
+  publicSearchDb: { size: 4, in_use: 4, idle: 0, waiting: 7 },
+  catalogueSearchDb: { size: 5, in_use: 1, idle: 3, waiting: 6 },
+};
+
+/** Stand-ins for the Knex instances: only the tarn pool figures the gauges read. */
 function pools(): Pools {
-  const figures = { db: [10, 3, 2, 4], plannedDb: [10, 0, 1, 0], publicSearchDb: [4, 4, 0, 7], catalogueSearchDb: [4, 1, 3, 0] };
   return Object.fromEntries(
-    Object.entries(figures).map(([name, [max, used, free, pending]]) => [
+    Object.entries(FIGURES).map(([name, f]) => [
       name,
-      { client: { pool: { max, numUsed: () => used, numFree: () => free, numPendingAcquires: () => pending } } },
+      { client: { pool: { max: f.size, numUsed: () => f.in_use, numFree: () => f.idle, numPendingAcquires: () => f.waiting } } },
     ]),
   ) as unknown as Pools;
 }
@@ -18,30 +25,11 @@ describe('ServiceMetrics.watchPools', () => {
     const metrics = new ServiceMetrics();
     metrics.watchPools(pools());
     const text = await metrics.registry.metrics();
-    const lines = (name: string) => text.split('\n').filter((line) => line.startsWith(`${name}{`));
-    expect(lines('dots_db_pool_size')).toEqual([
-      'dots_db_pool_size{pool="db"} 10',
-      'dots_db_pool_size{pool="plannedDb"} 10',
-      'dots_db_pool_size{pool="publicSearchDb"} 4',
-      'dots_db_pool_size{pool="catalogueSearchDb"} 4',
-    ]);
-    expect(lines('dots_db_pool_in_use')).toEqual([
-      'dots_db_pool_in_use{pool="db"} 3',
-      'dots_db_pool_in_use{pool="plannedDb"} 0',
-      'dots_db_pool_in_use{pool="publicSearchDb"} 4',
-      'dots_db_pool_in_use{pool="catalogueSearchDb"} 1',
-    ]);
-    expect(lines('dots_db_pool_idle')).toEqual([
-      'dots_db_pool_idle{pool="db"} 2',
-      'dots_db_pool_idle{pool="plannedDb"} 1',
-      'dots_db_pool_idle{pool="publicSearchDb"} 0',
-      'dots_db_pool_idle{pool="catalogueSearchDb"} 3',
-    ]);
-    expect(lines('dots_db_pool_waiting')).toEqual([
-      'dots_db_pool_waiting{pool="db"} 4',
-      'dots_db_pool_waiting{pool="plannedDb"} 0',
-      'dots_db_pool_waiting{pool="publicSearchDb"} 7',
-      'dots_db_pool_waiting{pool="catalogueSearchDb"} 0',
-    ]);
+    for (const figure of ['size', 'in_use', 'idle', 'waiting'] as const) {
+      const name = `dots_db_pool_${figure}`;
+      expect(text.split('\n').filter((line) => line.startsWith(`${name}{`))).toEqual(
+        Object.entries(FIGURES).map(([pool, figures]) => `${name}{pool="${pool}"} ${figures[figure]}`),
+      );
+    }
   });
 });
