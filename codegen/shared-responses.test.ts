@@ -47,6 +47,11 @@ describe('applySharedResponses', () => {
     expect(document.paths['/a']?.get?.responses['431']).toBe(own);
   });
 
+  it('refuses an operation that writes a shared response itself', () => {
+    const document = doc({ '/a': { post: { requestBody: body, responses: { 201: ok, 413: ref('PayloadTooLarge') } } } });
+    expect(applySharedResponses(document)).toEqual(['POST /a: response 413 is added when the document is bundled; remove it from the source']);
+  });
+
   it('takes one more shared response as one more row', () => {
     const table = [...SHARED_RESPONSES, { status: '503', component: 'Unavailable', when: () => true }];
     const document = doc({ '/a': { get: { responses: { 200: ok } } } }, [...SHARED_RESPONSES.map((row) => row.component), 'Unavailable']);

@@ -30,13 +30,14 @@ export const SHARED_RESPONSES: readonly SharedResponse[] = [
 /**
  * Gives every operation the shared responses it can answer (a `$ref` to the component), when the document is
  * bundled, rather than in every operation's source. An operation that writes its own response for such a
- * status keeps it. Returns one readable line per problem.
+ * status keeps it; one that writes the shared `$ref` itself is refused, so that each stays written once.
+ * Returns one readable line per problem.
  */
 export function applySharedResponses(doc: OpenAPIV3.Document, table: readonly SharedResponse[] = SHARED_RESPONSES): string[] {
   const problems = table
     .filter(({ component }) => doc.components?.responses?.[component] === undefined)
     .map(({ status, component }) => `components.responses.${component} (the shared ${status}) is missing`);
-  for (const item of Object.values(doc.paths ?? {})) {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
     if (!item) continue;
     for (const method of HTTP_METHODS) {
       const operation = item[method] as Operation | undefined;
@@ -44,7 +45,10 @@ export function applySharedResponses(doc: OpenAPIV3.Document, table: readonly Sh
       const responses = (operation.responses ??= {}) as Record<string, OpenAPIV3.ReferenceObject | OpenAPIV3.ResponseObject>;
       for (const { status, component, when } of table) {
         if (!when(operation, item)) continue;
-        responses[status] ??= { $ref: `#/components/responses/${component}` };
+        const $ref = `#/components/responses/${component}`;
+        const own = responses[status];
+        if (own === undefined) responses[status] = { $ref };
+        else if ('$ref' in own && own.$ref === $ref) problems.push(`${method.toUpperCase()} ${path}: response ${status} is added when the document is bundled; remove it from the source`);
       }
     }
   }
