@@ -2,6 +2,7 @@ import type { OpenAPIV3 } from 'openapi-types';
 import { HTTP_METHODS } from './operations.js';
 
 const PLACES = ['x-description-before', 'x-description-after'] as const;
+type Operation = OpenAPIV3.OperationObject & Partial<Record<(typeof PLACES)[number], unknown>>;
 
 /**
  * Prose that several operations state is written once, in a Markdown file under
@@ -20,7 +21,7 @@ export function joinDescriptions(doc: OpenAPIV3.Document): string[] {
   const problems: string[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of HTTP_METHODS) {
-      const operation = item?.[method] as (OpenAPIV3.OperationObject & Partial<Record<(typeof PLACES)[number], unknown>>) | undefined;
+      const operation: Operation | undefined = item?.[method];
       if (!operation || PLACES.every((place) => operation[place] === undefined)) continue;
       const [before, after] = PLACES.map((place) => operation[place]);
       for (const place of PLACES) delete operation[place];

@@ -9,7 +9,7 @@ const ok = { description: 'ok', content: { 'application/json': { schema: { type:
 function doc(paths: Record<string, Record<string, unknown>>, bare = false): OpenAPIV3.Document {
   if (!bare) {
     for (const item of Object.values(paths)) {
-      for (const operation of Object.values(item) as Array<Record<string, any>>) {
+      for (const operation of Object.values(item) as Array<Record<string, unknown> | undefined>) {
         if (operation && typeof operation === 'object' && 'responses' in operation) operation['x-rate-limit'] ??= 'public-reads';
       }
     }
