@@ -11,8 +11,8 @@ export const presentUser = (account: Account): components['schemas']['User'] => 
   role: account.role,
 });
 
-export const registerAccount: Handler<'registerAccount'> = async ({ body }, { services }) => {
-  const { token, account } = await services.accounts.register(body);
+export const registerAccount: Handler<'registerAccount'> = async ({ body, clientAddress }, { services }) => {
+  const { token, account } = await services.accounts.register(body, clientAddress);
   return { status: 201, body: { token, user: presentUser(account) } };
 };
 

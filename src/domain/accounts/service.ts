@@ -34,7 +34,7 @@ export interface AccountSettings {
   identityProvider?: OidcProvider | undefined;
   /** Back-off after failed sign-ins (default: 5 free failures, 1 s doubling, at most 15 min). */
   login?: LoginGuardSettings;
-  /** Password hashing at once and waiting (default 1 and 0). */
+  /** Password hashing at once and waiting (default 1 and 8). */
   passwordHashing?: PasswordQueueSettings;
 }
 
@@ -80,7 +80,7 @@ export class AccountService {
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {
     this.#guard = new LoginGuard(settings.login ?? { freeFailures: 5, backoffBaseMs: 1000, backoffMaxSecs: 900 });
-    this.#hashing = new PasswordQueue(settings.passwordHashing ?? { concurrency: 1, queue: 0 });
+    this.#hashing = new PasswordQueue(settings.passwordHashing ?? { concurrency: 1, queue: 8 });
   }
 
   /** Calls `listener` on every session change this process hears of (logout, revocation, account change). */
@@ -138,9 +138,9 @@ export class AccountService {
     await this.#listener?.stop();
   }
 
-  async register(input: { email: string; password: string; name?: string; username?: string }): Promise<{ token: string; account: Account }> {
+  async register(input: { email: string; password: string; name?: string; username?: string }, address = 'unknown'): Promise<{ token: string; account: Account }> {
     const username = input.username ?? (await this.freeUsernameFrom(input.email));
-    const passwordHash = await this.#hashing.run(() => hashPassword(input.password));
+    const passwordHash = await this.#hashing.run(address, () => hashPassword(input.password));
     const user = await inTransaction(this.db, async (tx) => {
       if (await accounts.findUserByEmail(tx, input.email)) throw conflict('email is already registered');
       if (await accounts.isUsernameTaken(tx, username)) throw conflict('username is taken');
@@ -162,13 +162,13 @@ export class AccountService {
   /**
    * The same answer for an unknown email and a wrong password, in about the same time. After repeated
    * failures for this email or from this address, 429 until the back-off ends (LoginGuard), before any
-   * password is checked; 429 at once too when too many hashes already wait (PasswordQueue).
+   * password is checked; 429 at once too when every hashing place is taken (PasswordQueue).
    */
   async login(email: string, password: string, address = 'unknown'): Promise<{ token: string; account: Account }> {
     const wait = await this.#guard.retryAfter(email, address);
     if (wait !== undefined) throw rateLimited(`too many failed sign-ins for this email or from this address: retry in ${Math.ceil(wait)} s`, wait);
     // The lookup takes its place in the queue too: a refused sign-in costs no database work either.
-    const { user, matches } = await this.#hashing.run(async () => {
+    const { user, matches } = await this.#hashing.run(address, async () => {
       const found = await accounts.findUserByEmail(this.db, email);
       return { user: found, matches: await verifyPassword(password, found?.password_hash ?? (await decoyHash())) };
     });
