@@ -16,7 +16,7 @@ function doc(paths: Record<string, unknown>, components = SHARED_RESPONSES.map((
 const statuses = (document: OpenAPIV3.Document, path: string, method: 'get' | 'post' = 'get') => Object.keys(document.paths[path]?.[method]?.responses ?? {});
 
 describe('applySharedResponses', () => {
-  it('adds 431 everywhere, 429 with a budget, 400 with a parameter or body, and 408, 413, 415 with a body', () => {
+  it('adds 431 and 503 everywhere, 429 with a budget, 400 with a parameter or body, and 408, 413, 415 with a body', () => {
     const document = doc({
       '/bare': { get: { responses: { 200: ok } } },
       '/budget': { get: { 'x-rate-limit': 'public-reads', responses: { 200: ok } } },
@@ -25,11 +25,11 @@ describe('applySharedResponses', () => {
       '/body': { post: { 'x-rate-limit': 'order-writes', requestBody: body, responses: { 201: ok } } },
     });
     expect(applySharedResponses(document)).toEqual([]);
-    expect(statuses(document, '/bare')).toEqual(['200', '431']);
-    expect(statuses(document, '/budget')).toEqual(['200', '429', '431']);
-    expect(statuses(document, '/query')).toEqual(['200', '400', '431']);
-    expect(statuses(document, '/item/{id}')).toEqual(['200', '400', '431']);
-    expect(statuses(document, '/body', 'post')).toEqual(['201', '400', '408', '413', '415', '429', '431']);
+    expect(statuses(document, '/bare')).toEqual(['200', '431', '503']);
+    expect(statuses(document, '/budget')).toEqual(['200', '429', '431', '503']);
+    expect(statuses(document, '/query')).toEqual(['200', '400', '431', '503']);
+    expect(statuses(document, '/item/{id}')).toEqual(['200', '400', '431', '503']);
+    expect(statuses(document, '/body', 'post')).toEqual(['201', '400', '408', '413', '415', '429', '431', '503']);
     expect(document.paths['/body']?.post?.responses).toMatchObject({
       400: ref('BadRequest'),
       408: ref('RequestTimeout'),
@@ -37,6 +37,7 @@ describe('applySharedResponses', () => {
       415: ref('UnsupportedMediaType'),
       429: ref('TooManyRequests'),
       431: ref('HeaderFieldsTooLarge'),
+      503: ref('ServiceUnavailable'),
     });
   });
 
@@ -53,10 +54,10 @@ describe('applySharedResponses', () => {
   });
 
   it('takes one more shared response as one more row', () => {
-    const table = [...SHARED_RESPONSES, { status: '503', component: 'Unavailable', when: () => true }];
-    const document = doc({ '/a': { get: { responses: { 200: ok } } } }, [...SHARED_RESPONSES.map((row) => row.component), 'Unavailable']);
+    const table = [...SHARED_RESPONSES, { status: '507', component: 'InsufficientStorage', when: () => true }];
+    const document = doc({ '/a': { get: { responses: { 200: ok } } } }, [...SHARED_RESPONSES.map((row) => row.component), 'InsufficientStorage']);
     expect(applySharedResponses(document, table)).toEqual([]);
-    expect(document.paths['/a']?.get?.responses).toEqual({ 200: ok, 431: ref('HeaderFieldsTooLarge'), 503: ref('Unavailable') });
+    expect(document.paths['/a']?.get?.responses).toEqual({ 200: ok, 431: ref('HeaderFieldsTooLarge'), 503: ref('ServiceUnavailable'), 507: ref('InsufficientStorage') });
   });
 
   it('refuses a row whose component the document lacks', () => {
@@ -67,6 +68,7 @@ describe('applySharedResponses', () => {
       'components.responses.UnsupportedMediaType (the shared 415) is missing',
       'components.responses.TooManyRequests (the shared 429) is missing',
       'components.responses.HeaderFieldsTooLarge (the shared 431) is missing',
+      'components.responses.ServiceUnavailable (the shared 503) is missing',
     ]);
   });
 });

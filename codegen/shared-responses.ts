@@ -16,7 +16,8 @@ const readsBody = (operation: Operation): boolean => operation.requestBody !== u
 /**
  * The refusals the service answers before an operation's handler runs: the body limits where a body is read,
  * text the database cannot store wherever a parameter or body carries some, the operation's request budget
- * (`x-rate-limit`), and the header block's size everywhere.
+ * (`x-rate-limit`), and the header block's size everywhere; and, on every operation, the database out of
+ * reach (503 with Retry-After).
  */
 export const SHARED_RESPONSES: readonly SharedResponse[] = [
   { status: '400', component: 'BadRequest', when: (operation, item) => readsBody(operation) || (item.parameters?.length ?? 0) + (operation.parameters?.length ?? 0) > 0 },
@@ -25,6 +26,7 @@ export const SHARED_RESPONSES: readonly SharedResponse[] = [
   { status: '415', component: 'UnsupportedMediaType', when: readsBody },
   { status: '429', component: 'TooManyRequests', when: (operation) => operation['x-rate-limit'] !== undefined },
   { status: '431', component: 'HeaderFieldsTooLarge', when: () => true },
+  { status: '503', component: 'ServiceUnavailable', when: () => true },
 ];
 
 /**
