@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3 } from 'openapi-types';
-import { listOperations, resolveRef } from './operations.js';
+import { HTTP_METHODS, listOperations, resolveRef } from './operations.js';
 
 /** The document the service serves, as codegen writes it. */
 export const SERVED_DOCUMENT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../openapi/dist/openapi.json');
@@ -37,8 +37,8 @@ export async function clientSurface(doc: OpenAPIV3.Document): Promise<string[]> 
   ops.forEach(({ method, path: route, operationId, operation, pathItem }, i) => {
     const at = `${method.toUpperCase()} ${route} ${operationId}`;
     const { parameters, requestBody, responses, ...rest } = operation;
-    const { get, put, post, delete: del, options, head, patch, trace, parameters: shared, ...pathLevel } = pathItem;
-    const byKey = new Map([...(shared ?? []), ...(parameters ?? [])].map((p) => [`${(p as OpenAPIV3.ParameterObject).in} ${(p as OpenAPIV3.ParameterObject).name}`, p]));
+    const pathLevel = Object.fromEntries(Object.entries(pathItem).filter(([key]) => key !== 'parameters' && !(HTTP_METHODS as readonly string[]).includes(key)));
+    const byKey = new Map([...(pathItem.parameters ?? []), ...(parameters ?? [])].map((p) => [`${(p as OpenAPIV3.ParameterObject).in} ${(p as OpenAPIV3.ParameterObject).name}`, p]));
     lines.push(`${at} operation ${hash({ ...rest, pathLevel })}`, `${at} parameters ${hash([...byKey].sort(([a], [b]) => (a < b ? -1 : 1)))}`);
     const body = requestBody as OpenAPIV3.RequestBodyObject | undefined;
     if (body) lines.push(`${at} body ${Object.keys(body.content).join(',')} ${hash(body)}`);
@@ -52,9 +52,9 @@ export async function clientSurface(doc: OpenAPIV3.Document): Promise<string[]> 
       }
     }
   });
-  const { paths, components, ...top } = doc;
-  const { schemas, ...otherComponents } = components ?? {};
+  const { schemas, ...otherComponents } = doc.components ?? {};
   lines.push(...Object.keys(schemas ?? {}).sort().map((name) => `schema ${name} ${hash(dereferenced.components?.schemas?.[name])}`));
-  lines.push(...Object.entries({ ...top, ...Object.fromEntries(Object.entries(otherComponents).map(([key, value]) => [`components.${key}`, value])) }).map(([key, value]) => `${key} ${hash(value)}`).sort());
+  const others = [...Object.entries(doc).filter(([key]) => key !== 'paths' && key !== 'components'), ...Object.entries(otherComponents).map(([key, value]) => [`components.${key}`, value] as const)];
+  lines.push(...others.map(([key, value]) => `${key} ${hash(value)}`).sort());
   return lines;
 }
