@@ -255,7 +255,8 @@ function missingValue(parameter?: OpenAPIV3.ParameterObject): string {
 /** A value that breaks the parameter's schema, if one is obvious. */
 function invalidValue(parameter: OpenAPIV3.ParameterObject): string | undefined {
   const { type, enum: values, maxLength, minLength } = (parameter.schema ?? {}) as OpenAPIV3.SchemaObject;
-  if (type === 'integer' || type === 'number' || type === 'boolean') return type === 'boolean' ? 'not-a-boolean' : 'not-a-number';
+  if (type === 'integer' || type === 'number') return 'not-a-number';
+  if (type === 'boolean') return 'not-a-boolean';
   if (Array.isArray(values)) return 'NOT_ONE_OF_THE_ALLOWED_VALUES';
   if (maxLength !== undefined) return 'x'.repeat(maxLength + 1);
   return minLength !== undefined && minLength > 1 ? 'x' : undefined;
