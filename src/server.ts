@@ -73,7 +73,7 @@ export interface ServiceOptions {
 }
 
 /** Metrics are collected only when something can read them: METRICS_PORT or METRICS_TOKEN. */
-export const metricsWanted = (config: Config) => config.observability.metricsPort !== undefined || config.observability.metricsToken !== undefined;
+const metricsWanted = (config: Config) => config.observability.metricsPort !== undefined || config.observability.metricsToken !== undefined;
 
 /** The database the service uses: `DATABASE_URL`, or the embedded PostgreSQL of `DATA_DIR`, started here. */
 export async function startDatabase(config: Config, logger: Logger): Promise<{ databaseUrl: string; embedded?: EmbeddedDatabase }> {
