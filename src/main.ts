@@ -34,6 +34,8 @@ async function runAlone(config: Config, logger: Logger): Promise<void> {
   listeningLine(logger, service.url);
   readyLine(logger, service);
   stopOnSignals(logger, () => service.stop());
+  // A process manager restarts the whole service, which starts its database afresh.
+  void service.databaseLost.then(() => service.stop().finally(() => process.exit(1)));
 }
 
 async function runWorker(config: Config, logger: Logger): Promise<void> {
@@ -66,7 +68,7 @@ async function runPrimary(config: Config, logger: Logger): Promise<void> {
   const phases = new Phases();
   const stopAll = () => phases.stop();
   try {
-    const { databaseUrl, embedded } = await startDatabase(config, logger);
+    const { databaseUrl, embedded } = await startDatabase(config, logger, () => void stopAll().finally(() => process.exit(1)));
     phases.started(() => embedded?.stop());
     const encryptionKey = await prepareForWorkers(config, logger, databaseUrl, embedded !== undefined);
     await serveClusterMetrics(config, logger, phases);

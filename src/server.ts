@@ -56,6 +56,11 @@ export interface RunningService {
    */
   ready: Promise<void>;
   /**
+   * Resolves if the embedded database stopped and could not be started again (`/livez` answers 503 from
+   * then on): the process must stop and exit non-zero. Never resolves with `DATABASE_URL`.
+   */
+  databaseLost: Promise<Error>;
+  /**
    * Drains, stops accepting, closes the feed's connections, finishes in-flight requests, stops the background
    * loops and the listeners, closes the pools, stops the embedded database.
    */
@@ -75,8 +80,11 @@ export interface ServiceOptions {
 /** Metrics are collected only when something can read them: METRICS_PORT or METRICS_TOKEN. */
 const metricsWanted = (config: Config) => config.observability.metricsPort !== undefined || config.observability.metricsToken !== undefined;
 
-/** The database the service uses: `DATABASE_URL`, or the embedded PostgreSQL of `DATA_DIR`, started here. */
-export async function startDatabase(config: Config, logger: Logger): Promise<{ databaseUrl: string; embedded?: EmbeddedDatabase }> {
+/**
+ * The database the service uses: `DATABASE_URL`, or the embedded PostgreSQL of `DATA_DIR`, started here and
+ * started again if it stops on its own; `onLost` is told when that fails (the process must then exit).
+ */
+export async function startDatabase(config: Config, logger: Logger, onLost: (error: Error) => void = () => undefined): Promise<{ databaseUrl: string; embedded?: EmbeddedDatabase }> {
   if (config.databaseUrl) {
     await checkConnection(config.databaseUrl);
     return { databaseUrl: config.databaseUrl };
@@ -87,6 +95,11 @@ export async function startDatabase(config: Config, logger: Logger): Promise<{ d
     stageDir: config.embeddedPgDir,
     onLog: (line) => logger.debug({ postgres: line }),
     onNotice: (message) => logger.warn(message),
+    onRestarted: () => logger.warn('the embedded PostgreSQL is running again'),
+    onLost: (error) => {
+      logger.fatal({ err: error }, 'the embedded PostgreSQL is gone: stopping (exit code 1)');
+      onLost(error);
+    },
   });
   if (!embedded.clusterDir.startsWith(path.resolve(config.dataDir))) logger.info({ clusterDir: embedded.clusterDir }, 'embedded PostgreSQL cluster kept outside DATA_DIR');
   return { databaseUrl: embedded.url, embedded };
@@ -239,11 +252,14 @@ async function serveHttp(
  */
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   const phases = new Phases();
+  let lost!: (error: Error) => void;
+  const databaseLost = new Promise<Error>((resolve) => (lost = resolve));
   try {
-    const { databaseUrl, embedded } = await startDatabase(config, logger);
+    const { databaseUrl, embedded } = await startDatabase(config, logger, lost);
     phases.started(() => embedded?.stop());
     const { pools, metrics } = openPools(databaseUrl, config, options, phases);
     const services = await buildServices(pools, config, logger, options, metrics, embedded !== undefined);
+    void databaseLost.then(() => services.system.markDatabaseLost());
     await startListeners(services, databaseUrl, phases);
     startBackgroundLoops(services, config, logger, phases);
     const metricsUrl = await serveMetricsPort(config, logger, options, metrics, phases);
@@ -251,7 +267,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     let stopping: Promise<void> | undefined;
     const stop = () => (stopping ??= drain(services, config).then(() => phases.stop()));
     const ready = services.searchIndex.loaded.then(() => services.system.markReady());
-    return { ...http, db: pools.db, pools, services, metrics, metricsUrl, ready, stop };
+    return { ...http, db: pools.db, pools, services, metrics, metricsUrl, ready, databaseLost, stop };
   } catch (error) {
     await phases.stop();
     throw error;
