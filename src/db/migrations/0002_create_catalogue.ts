@@ -10,15 +10,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('users', (t) => {
     t.text('avatar_url');
   });
-  await createCategoriesAndTags(knex);
-  await createSeries(knex);
-  await createEvents(knex);
-  await createMarkets(knex);
-  await createTagLinksAndComments(knex);
-}
 
-/** Categories, and tags with their label searchable by trigrams. */
-async function createCategoriesAndTags(knex: Knex): Promise<void> {
   await knex.schema.createTable('categories', (t) => {
     t.bigIncrements('id');
     t.text('slug').notNullable().unique();
@@ -40,10 +32,7 @@ async function createCategoriesAndTags(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
   await knex.raw('create index tags_label_trgm on tags using gin (lower(label) gin_trgm_ops)');
-}
 
-/** Series, indexed by category, frequency and creation. */
-async function createSeries(knex: Knex): Promise<void> {
   await knex.schema.createTable('series', (t) => {
     t.bigIncrements('id');
     t.text('ticker').notNullable().unique();
@@ -60,10 +49,7 @@ async function createSeries(knex: Knex): Promise<void> {
     t.index(['created_at', 'id']);
   });
   await knex.raw('create index series_title_trgm on series using gin (lower(title) gin_trgm_ops)');
-}
 
-/** Events with their figures, indexed for every list's filters and orders. */
-async function createEvents(knex: Knex): Promise<void> {
   await knex.schema.createTable('events', (t) => {
     t.bigIncrements('id');
     t.text('ticker').notNullable().unique();
@@ -102,10 +88,7 @@ async function createEvents(knex: Knex): Promise<void> {
     await knex.raw(`create index on events (${columns})`);
   }
   await knex.raw('create index events_search_trgm on events using gin ((lower(title) || \' \' || lower(ticker)) gin_trgm_ops)');
-}
 
-/** Markets of an event, with their status, result and figures. */
-async function createMarkets(knex: Knex): Promise<void> {
   await knex.schema.createTable('markets', (t) => {
     t.bigIncrements('id');
     t.text('ticker').notNullable().unique();
@@ -133,10 +116,7 @@ async function createMarkets(knex: Knex): Promise<void> {
   });
   await knex.raw('create index markets_search_trgm on markets using gin ((lower(title) || \' \' || lower(ticker)) gin_trgm_ops)');
   // One YES per mutually exclusive event is enforced in the service under the event's row lock.
-}
 
-/** The tags of series, events and markets, and the comments on markets. */
-async function createTagLinksAndComments(knex: Knex): Promise<void> {
   for (const [table, owner, ownerTable] of [
     ['series_tags', 'series_id', 'series'],
     ['event_tags', 'event_id', 'events'],

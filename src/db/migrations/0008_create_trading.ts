@@ -20,15 +20,6 @@ import type { Knex } from 'knex';
  *   sum(amount) = cash + reserved and sum(reserved_change) = reserved.
  */
 export async function up(knex: Knex): Promise<void> {
-  await createOrders(knex);
-  await createTradesAndFills(knex);
-  await createPositionsAndSettlements(knex);
-  await knex.raw('alter table ledger_entries add column reserved_change numeric(28, 8) not null default 0');
-  await knex.raw('alter table ledger_entries add column market_id bigint references markets (id) on delete set null');
-}
-
-/** Orders, their time-priority sequence, and the indexes of the book, the lists and the expiry sweep. */
-async function createOrders(knex: Knex): Promise<void> {
   await knex.raw('create sequence order_sequence as bigint');
 
   await knex.raw(`
@@ -79,10 +70,7 @@ async function createOrders(knex: Knex): Promise<void> {
   await knex.raw(`create index orders_account_live on orders (account_id, market_id) where status in ('OPEN', 'PARTIAL')`);
   // The expiry sweep.
   await knex.raw(`create index orders_expiry on orders (expiration_ts) where status in ('OPEN', 'PARTIAL') and expiration_ts is not null`);
-}
 
-/** The tape (trades) and both sides of each execution (fills). */
-async function createTradesAndFills(knex: Knex): Promise<void> {
   await knex.raw(`
     create table trades (
       id bigint generated always as identity primary key,
@@ -124,10 +112,7 @@ async function createTradesAndFills(knex: Knex): Promise<void> {
   await knex.raw('create index fills_account_market_id on fills (account_id, market_id, id desc)');
   await knex.raw('create index fills_order_id on fills (order_id)');
   await knex.raw('create index fills_trade_id on fills (trade_id)');
-}
 
-/** Positions per account, market and outcome, and the settlements of resolved markets. */
-async function createPositionsAndSettlements(knex: Knex): Promise<void> {
   await knex.raw(`
     create table positions (
       id bigint generated always as identity primary key,
@@ -162,6 +147,9 @@ async function createPositionsAndSettlements(knex: Knex): Promise<void> {
       constraint settlements_account_market_unique unique (account_id, market_id)
     )`);
   await knex.raw('create index settlements_account_id on settlements (account_id, id desc)');
+
+  await knex.raw('alter table ledger_entries add column reserved_change numeric(28, 8) not null default 0');
+  await knex.raw('alter table ledger_entries add column market_id bigint references markets (id) on delete set null');
 }
 
 export async function down(knex: Knex): Promise<void> {
