@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Decimal } from 'decimal.js';
 import { DEFAULT_STAGE_DIR } from './db/embedded.js';
 
-/** Settings read from the environment at start (README, "Environment"). */
+/** Settings read from the environment at start (docs/operations.md, "Settings"). */
 export interface Config {
   port: number;
   host: string;
@@ -24,11 +24,11 @@ export interface Config {
   webConcurrency: number;
   /** Sign-in through an OpenID Connect provider; undefined (the default): off, and no provider is ever contacted. */
   oidc?: OidcConfig | undefined;
-  /** Abuse controls (README, "Abuse controls"): rate limits, login back-off, hashing queue, feed caps. */
+  /** Abuse controls (docs/operations.md, "Abuse controls"): rate limits, login back-off, hashing queue, feed caps. */
   abuse: AbuseConfig;
-  /** Metrics, readiness, CORS and HTTP caching (README, "Observability and browsers"). */
+  /** Metrics, readiness, CORS and HTTP caching (docs/operations.md, "Health, metrics and logs" and "Browsers, caching and tracing"). */
   observability: ObservabilityConfig;
-  /** API keys and signed requests (README, "API keys for bots"). */
+  /** API keys and signed requests (docs/operations.md, "API keys for bots"). */
   apiKeys: ApiKeysConfig;
 }
 

@@ -101,7 +101,7 @@ export type Counted = 'account' | 'address';
 /**
  * The request budgets of this process: a fixed window per class and client (the account when the request
  * carries a valid token, else the client address), kept in memory. Budgets are per process: with several
- * worker processes each allows budget / processes; several instances each allow it in full (README,
+ * worker processes each allows budget / processes; several instances each allow it in full (docs/operations.md,
  * "Abuse controls"). Accounts and addresses have windows of their own, so a client's key is its id or
  * address as it is (whose hash the runtime keeps), not a string built per request.
  */

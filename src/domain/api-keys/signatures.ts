@@ -1,7 +1,7 @@
 import { constants, createHash, createHmac, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 
 /**
- * The two request-signing schemes bots use (README, "API keys"), as pure functions.
+ * The two request-signing schemes bots use (docs/operations.md, "API keys for bots"), as pure functions.
  *
  * - RSA (Kalshi's convention): `KALSHI-ACCESS-SIGNATURE` = base64 of RSA-PSS with SHA-256 (MGF1 SHA-256)
  *   over `<KALSHI-ACCESS-TIMESTAMP, ms><METHOD><path>`, the path as sent without its query string.

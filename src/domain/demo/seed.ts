@@ -3,7 +3,7 @@ import { isCatalogueEmpty, withSeedLock } from '../../db/repositories/seed.js';
 import { generateCatalogue } from '../../db/seed/generator.js';
 import type { AccountService } from '../accounts/service.js';
 
-/** Accounts of the demo data; they created its events. Documented in the README. */
+/** Accounts of the demo data; they created its events. Documented in the README and docs/operations.md (SEED). */
 export const DEMO_ACCOUNTS = [
   { email: 'alice@demo.dots', name: 'Alice Maker', username: 'alice' },
   { email: 'bob@demo.dots', name: 'Bob Trader', username: 'bob' },

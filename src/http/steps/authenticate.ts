@@ -22,7 +22,7 @@ const SESSION_ONLY = 'this operation takes a session token (Authorization: Beare
 /**
  * The caller of an operation that takes a token or a key (no other waits for the lookup): the session's
  * when `Authorization` is sent or the operation takes a token only, else that of the first API key scheme
- * whose headers are sent (README, "API keys for bots"). Nothing is refused here: see `admit`.
+ * whose headers are sent (docs/operations.md, "API keys for bots"). Nothing is refused here: see `admit`.
  */
 export function authenticate(session: AuthScheme, keys: readonly AuthScheme[]): Step {
   return async (call) => {
