@@ -149,7 +149,7 @@ function noMatch(strict: boolean | undefined, reason: string): undefined {
  * Why, measured with bench/dispatch.ts (150+ operations, 32 connections, a 2-vCPU VM): with the stock router
  * openapi-backend answered 2.2k / 1.0k requests/s on a literal / templated path against 40k for plain Koa;
  * the service's whole stack around this router answers about three quarters / two thirds of plain Koa's
- * (docs/architecture.md, "The HTTP stack").
+ * (docs/performance.md, "The HTTP stack").
  */
 export class CompiledRouter extends OpenAPIRouter {
   private operations: Operation[] | undefined;
