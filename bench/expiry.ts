@@ -9,7 +9,7 @@
  * an upper bound of the real one (the session's `cancelled_at`, written in the cancelling transaction, is
  * shown too). Target: T + S + 1 s, every order cancelled; exits non-zero when a round misses it.
  */
-import { api, benchDatabase, benchSeries, printTable, register, RUN, runBench, startInProcess } from './lib.js';
+import { api, benchDatabase, benchSeries, printTable, register, RUN, runBench, sleep, startInProcess } from './lib.js';
 
 const T = 2;
 const S = 1;
@@ -19,8 +19,6 @@ const CONCURRENCY = 8;
 const POLL_MS = 20;
 const MARKETS = 4;
 const TARGET_MS = (T + S + 1) * 1000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 runBench('expiry', async (defer) => {
   const database = await benchDatabase('bench-expiry', 'bench_expiry', defer);

@@ -63,13 +63,8 @@ export function runBench(name: string, main: (defer: (step: () => Promise<unknow
     );
 }
 
-export interface Verdict {
-  ok: boolean;
-  text: string;
-}
-
 /** Prints each target as met or MISSED; a missed one makes the process exit non-zero. */
-export function reportTargets(verdicts: Verdict[]): void {
+export function reportTargets(verdicts: Array<{ ok: boolean; text: string }>): void {
   console.log('\ntargets:');
   for (const { ok, text } of verdicts) console.log(`  ${ok ? 'met   ' : 'MISSED'}  ${text}`);
   const missed = verdicts.filter((v) => !v.ok).length;
@@ -78,33 +73,21 @@ export function reportTargets(verdicts: Verdict[]): void {
 }
 
 /**
- * A worker thread of the bench, the typed module `file` of bench/ (run under this process's loader, as its
- * execArgv passes on), and how to ask it: each message answered by `{ ok, result }` or `{ ok: false, error }`,
- * one at a time.
+ * A worker thread of the bench, the typed module `file` of bench/ (run under this process's loader, which its
+ * execArgv passes on), and how to ask it: each message is answered by `{ ok, result }` or `{ ok: false, error }`.
  */
 export function startWorker(file: string, workerData?: unknown): { ask<T>(message: unknown): Promise<T>; terminate(): Promise<number> } {
   const worker = new Worker(new URL(file, import.meta.url), { workerData });
-  let queue: Promise<unknown> = Promise.resolve();
-  const ask = <T>(message: unknown): Promise<T> => {
-    const run = () =>
-      new Promise<T>((resolve, reject) => {
-        const onMessage = (answer: { ok: boolean; result?: T; error?: string }) => {
-          worker.off('error', onError);
-          if (answer.ok) resolve(answer.result as T);
-          else reject(new Error(`${file}: ${answer.error}`));
-        };
-        const onError = (error: Error) => {
-          worker.off('message', onMessage);
-          reject(error);
-        };
-        worker.once('message', onMessage);
-        worker.once('error', onError);
-        worker.postMessage(message);
+  const ask = <T>(message: unknown) =>
+    new Promise<T>((resolve, reject) => {
+      worker.once('message', (answer: { ok: boolean; result?: T; error?: string }) => {
+        worker.off('error', reject);
+        if (answer.ok) resolve(answer.result as T);
+        else reject(new Error(`${file}: ${answer.error}`));
       });
-    const next = queue.then(run, run);
-    queue = next.catch(() => {});
-    return next;
-  };
+      worker.once('error', reject);
+      worker.postMessage(message);
+    });
   return { ask, terminate: () => worker.terminate() };
 }
 
@@ -131,6 +114,34 @@ export async function autocannon(url: string, connections: number, seconds: numb
     throw new Error(`${url}: ${result.errors} errors, ${result.timeouts} timeouts, status codes ${JSON.stringify(result.statusCodeStats)}`);
   }
   return result;
+}
+
+/** A row measured once: autocannon's result, and the server's time per answered request, µs (NaN when unknown). */
+export interface Measured {
+  result: AutocannonResult;
+  serverUs: number;
+}
+
+/**
+ * A row measured in rounds, as one: requests/s the mean of the rounds', p50 and p99 their medians, µs per
+ * request and KB per response over all of them.
+ */
+export function figuresOf(rounds: readonly Measured[]): { rps: number; p50: number; p99: number; serverUs: number; kbPerResponse: number } {
+  const sum = (of: (m: Measured) => number) => rounds.reduce((total, m) => total + of(m), 0);
+  const requests = sum((m) => m.result.requests.total);
+  return {
+    rps: sum((m) => m.result.requests.average) / rounds.length,
+    p50: median(rounds.map((m) => m.result.latency.p50)),
+    p99: median(rounds.map((m) => m.result.latency.p99)),
+    serverUs: sum((m) => m.serverUs * m.result.requests.total) / requests,
+    kbPerResponse: sum((m) => m.result.throughput.total) / requests / 1024,
+  };
+}
+
+/** Each round's requests/s over that of the measurement paired with it, and their median (what a target is held to). */
+export function sharesOf(rounds: readonly Measured[], paired: readonly Measured[]): { shares: number[]; share: number } {
+  const shares = rounds.map((m, i) => m.result.requests.average / paired[i]!.result.requests.average);
+  return { shares, share: median(shares) };
 }
 
 /** The middle value (the mean of the two middle ones for an even count): how rows measured in rounds are compared. */
@@ -253,7 +264,7 @@ process.once('SIGHUP', () => process.exit(129));
 
 /** The build, made once per run (`npm start`'s own step: nothing to do when dist/ is up to date). */
 let built: Promise<void> | undefined;
-function ensureBuild(): Promise<void> {
+export function ensureBuild(): Promise<void> {
   built ??= new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, ['codegen/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
     child.once('error', reject);
@@ -263,7 +274,7 @@ function ensureBuild(): Promise<void> {
 }
 
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** GET `url` on a connection of `agent` (default: a new one): whether it answered 200. */
 function answers200(url: string, agent?: http.Agent): Promise<boolean> {

@@ -1,56 +1,32 @@
 /**
  * npm run bench:orders: order placement and batch cancel through the real service, beside what the same
- * PostgreSQL does with a minimal durable transaction.
+ * PostgreSQL does with a minimal durable transaction (README, "Benchmarks").
  *
- * 1. The bench's database (bench/lib.ts benchDatabase: embedded, a fresh `bench_orders` each run).
- * 2. The real service in this process (bench/lib.ts startInProcess: what `npm start` runs, its pool of 10
- *    connections, the expiry sweep; its access log to /dev/null). Markets are created through the admin API,
- *    accounts through /api/auth/register.
- * 3. The load generator (bench/orders-load.ts) runs in a worker thread, so that the service keeps the main
- *    thread: 32 clients, each on its own keep-alive connection, one request at a time, 1 s unmeasured then
- *    BENCH_DURATION s (default 5) measured. Every client alternates a resting order (a maker account buys YES
- *    at 0.40) and a crossing order (a taker account buys NO at 0.70, i.e. sells YES down to 0.30, which meets
- *    the resting bids at 0.40 and mints a pair); a client's taker order always follows its maker order on the
- *    same market, so half the placements rest and half match (the table shows the statuses answered).
- *      (a) one market: all 32 clients on it;
- *      (b) 16 markets, each in its own event: client k's i-th pair goes to market (k + i) mod 16;
- *      (c) batch cancel: one account places 1,000 resting bids (0.01..0.30) on a market of their own, then one
- *          DELETE /api/portfolio/orders/batched names the 1,000 ids; 5 times;
- *      (d) crossing-heavy flow: every placement a buy of 1 contract at a price spread over 0.45..0.55, YES and
- *          NO in turn (by two accounts per client, so never a self-trade), so that most cross; 16 markets;
- *      (e) batch placement: 8 clients, each sending POST /api/portfolio/orders/batched with 20 orders, a batch
- *          of resting YES buys at 0.40 then one of crossing NO buys at 0.70 (16 markets): orders per second,
- *          latency per batch;
- *      (f) as (b) on 16 fresh markets, every placement signed with its account's RSA API key (KALSHI-ACCESS-*
- *          headers) instead of the bearer token; the load thread makes the signatures before each round, so
- *          that the row shows what the service's checks (RSA-PSS verification, the replay insert) cost.
- *          Measured in rounds against (b)'s flow with bearer tokens on (b)'s markets: bearer, signed, bearer,
- *          ... bearer (3 signed rounds), each signed round's rate taken as a share of the mean of the bearer
- *          rounds on either side of it: the machine's speed drifts by 10-15% over a minute, more than the
- *          checks cost. Every round follows the same pause while the load thread signs. The table shows the
- *          round with the median share.
- *      (g) the flow of (b) with HTTP taken away, on 16 fresh markets: 32 callers in the main thread, each
- *          calling the trading service's placeOrder (what the placeOrder handler calls) for its two accounts,
- *          one placement at a time. No target: beside (b), it shows how much of (b)'s rate the HTTP layer takes.
- * 4. Baseline, same run, same database, same duration: 32 pg clients each looping BEGIN; UPDATE one row;
- *    INSERT one row; COMMIT (synchronous commit, as the service's transactions), each client on its own row;
- *    once more with every client on one shared row (serialised on its row lock, as placements on one market
- *    are on the market's); and once more on own rows with a pg_notify before COMMIT (as the real-time feed's
- *    outbox statement does in every trading transaction).
- * 5. Then (a) and (b) again against the service as deployed, `node dist/main.js` in a process of its own
- *    (bench/lib.ts startServiceProcess) on the same database, with WEB_CONCURRENCY=1 and then 2, each on fresh
- *    markets; the service of step 2 is stopped first. No target: these rows show what a second worker
- *    process buys on this machine.
+ * The service runs in this process (bench/lib.ts startInProcess); the load generator (bench/orders-load.ts)
+ * in a worker thread, so that the service keeps the main thread: 32 clients, each on its own keep-alive
+ * connection, one request at a time, 1 s unmeasured then BENCH_DURATION s (default 5) measured per row. In
+ * the flow of (a) and (b) every client alternates a resting order (its maker account buys YES at 0.40) and a
+ * crossing one on the same market (its taker account buys NO at 0.70, which meets the bid and mints a pair):
+ *   (a) one market; (b) 16 markets, each in its own event, client k's i-th pair on market (k + i) mod 16;
+ *   (c) batch cancel: 1,000 resting bids (0.01..0.30) of one account on one market, then one DELETE
+ *       /api/portfolio/orders/batched naming them; 5 times;
+ *   (d) crossing-heavy: buys of 1 at prices spread over 0.45..0.55, YES and NO in turn, so that most cross;
+ *   (e) batch placement: 8 clients, each sending batches of 20 orders, resting YES then crossing NO buys;
+ *   (f) (b)'s flow on fresh markets, every placement signed with its account's RSA API key (KALSHI-ACCESS-*),
+ *       the signatures made by the load thread before each round: 3 signed rounds, each between two bearer
+ *       rounds of (b)'s flow and taken as a share of their mean (the machine's speed drifts by 10-15% over a
+ *       minute, more than the checks cost); the table shows the round with the median share;
+ *   (g) (b)'s flow without HTTP: 32 callers in the main thread calling the trading service's placeOrder (what
+ *       the placeOrder handler calls). No target: it shows how much of (b)'s rate the HTTP layer takes.
+ * Baselines, same database and duration: 32 pg clients looping BEGIN; UPDATE one row; INSERT one row; COMMIT,
+ * each on its own row; on one shared row (serialised on its lock, as placements on one market); and on own
+ * rows with a pg_notify before COMMIT (as the feed's outbox statement in every trading transaction).
+ * Then (a) and (b) again on fresh markets against `node dist/main.js` (bench/lib.ts startServiceProcess) with
+ * WEB_CONCURRENCY=1 and 2, the in-process service stopped first; no target on these rows.
  *
- * Prints placements (or transactions) per second, p50/p99 latency (per request: per batch in (e)), the main
- * thread's CPU time per request (for the rows of step 5: the CPU time of the service's processes),
- * PostgreSQL's CPU time per request (embedded only; both from /proc), the machine's CPU use, the SQL
- * statements one request runs (BEGIN and COMMIT included), what the service's database connections were
- * doing for (a) and (b) (pg_stat_activity sampled every 25 ms), each placement row's rate as a share of the
- * own-row baseline's and the share its CPU per placement would allow with the whole machine busy. Targets
- * (exit code 1 when one is missed): one market >= 400 placements/s, 16 markets >= 1,200/s, p99 < 100 ms on
- * both, batch cancel of 1,000 p50 < 250 ms, signed placements (f) >= 85% of the bearer rate around them (the
- * median of the rounds' shares), no failed request.
+ * Targets (exit code 1 when one is missed): one market >= 400 placements/s, 16 markets >= 1,200/s, p99 <
+ * 100 ms on both, batch cancel of 1,000 p50 < 250 ms, signed placements (f) >= 85% of the bearer rate around
+ * them (the median of the rounds' shares), no failed request.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -70,6 +46,7 @@ import {
   reportTargets,
   RUN,
   runBench,
+  sleep,
   startInProcess,
   startServiceProcess,
   startWorker,
@@ -98,7 +75,6 @@ const TARGET_SIGNED_SHARE = 0.85;
 const SIGNED_ROUNDS = 3;
 
 const log = (line: string) => console.log(`bench:orders: ${line}`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The load thread, aimed at the service on `port`. */
 function loadClient(port: number) {
@@ -157,13 +133,11 @@ const STATEMENT_KINDS: ReadonlyArray<readonly [string, RegExp]> = [
 ];
 
 /**
- * What the service's pooled connections are doing, sampled every 25 ms from pg_stat_activity on a side
- * connection: waiting for a lock, in a transaction waiting for the service's next statement, executing (WAL
+ * What the service's pooled connections are doing, sampled every 25 ms from pg_stat_activity on the side
+ * connection `client`: waiting for a lock, in a transaction waiting for the service's next statement, executing (WAL
  * flushes included), idle in the pool; and which statements the executing samples ran. `stop` ends it.
  */
-async function sampleActivity(url: string): Promise<() => Promise<string>> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+function sampleActivity(client: pg.Client): () => Promise<string> {
   const totals = { lock: 0, inTransaction: 0, executing: 0, idle: 0 };
   const executed = new Map<string, number>();
   let samples = 0;
@@ -190,8 +164,7 @@ async function sampleActivity(url: string): Promise<() => Promise<string>> {
   })();
   return async () => {
     running = false;
-    await loop.catch(() => {});
-    await client.end().catch(() => {});
+    await loop;
     const avg = (n: number) => (n / Math.max(1, samples)).toFixed(1);
     const split = [...executed].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${kind} ${((n / Math.max(1, totals.executing)) * 100).toFixed(0)}%`);
     return (
@@ -202,19 +175,13 @@ async function sampleActivity(url: string): Promise<() => Promise<string>> {
 }
 
 /** Placements per transaction on these markets (warm-up included): orders per distinct created_at, the inserting transaction's start. */
-async function placementsPerTransaction(url: string, tickers: string[]): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query(
-      `select count(*)::int as orders, count(distinct o.created_at)::int as transactions
-         from orders o join markets m on m.id = o.market_id where m.ticker = any($1)`,
-      [tickers],
-    );
-    return rows[0].orders / Math.max(1, rows[0].transactions);
-  } finally {
-    await client.end();
-  }
+async function placementsPerTransaction(client: pg.Client, tickers: string[]): Promise<number> {
+  const { rows } = await client.query(
+    `select count(*)::int as orders, count(distinct o.created_at)::int as transactions
+       from orders o join markets m on m.id = o.market_id where m.ticker = any($1)`,
+    [tickers],
+  );
+  return rows[0].orders / Math.max(1, rows[0].transactions);
 }
 
 interface Row extends Partial<Usage> {
@@ -310,6 +277,10 @@ const cpuCell = (cpu: CpuPerRequest | undefined) => (cpu === undefined ? '-' : `
 runBench('orders', async (defer) => {
   const started = performance.now();
   const database = await benchDatabase('bench-orders', 'bench_orders', defer);
+  /** A connection beside the service's: what its connections do, and the facts of the run. */
+  const side = new pg.Client({ connectionString: database.url });
+  await side.connect();
+  defer(() => side.end());
   // Many registrations at once: the password hashing queue takes them all.
   const service = await startInProcess(database.url, { PASSWORD_HASH_QUEUE: '10000' });
   // Stopped before the rows of `node dist/main.js`, so that its background work stays out of them.
@@ -407,7 +378,27 @@ runBench('orders', async (defer) => {
   const rows: Row[] = [];
 
   /**
-   * A row of placements on `tickers`: by default the flow of (a) and (b). `on`: the service as a process of its
+   * A row of placements on `tickers`: the rate of orders placed over `seconds`, the latencies, the CPU used,
+   * and a note of the orders' statuses and the placements per transaction.
+   */
+  const figures = async (name: string, tickers: string[], measured: { latencies: number[]; orderStatuses: Record<string, number>; seconds: number; usage: (placed: number) => Usage }) => {
+    const placed = Object.values(measured.orderStatuses).reduce((a, b) => a + b, 0);
+    const sorted = Float64Array.from(measured.latencies).sort();
+    const statuses = Object.entries(measured.orderStatuses).map(([s, c]) => `${s} ${((c / Math.max(1, placed)) * 100).toFixed(0)}%`);
+    const grouping = await placementsPerTransaction(side, tickers);
+    return {
+      name,
+      rate: placed / measured.seconds,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      max: sorted.at(-1),
+      ...measured.usage(placed),
+      note: `orders ${statuses.join(', ')}; ${grouping.toFixed(1)} placements per transaction`,
+    };
+  };
+
+  /**
+   * A row of placements over HTTP: by default the flow of (a) and (b). `on`: the service as a process of its
    * own (and a load thread aimed at it); `clients`: another flow; `signed`: every request signed with its
    * account's API key. Rates and CPU are per order placed, latencies per request.
    */
@@ -421,28 +412,19 @@ runBench('orders', async (defer) => {
     const requests = options.signed ? flow.map((cycle) => cycle.map((request) => ({ ...request, keyId: keyOf.get(request.token)! }))) : flow;
     const loading = (on?.client ?? client).load(requests, { warmupMs: WARMUP * 1000, durationMs: DURATION * 1000 });
     await sleep(WARMUP * 1000);
-    const stop = sample(database.postmasterPid, on && (() => processesCpu(on.service.pids())));
+    const usage = sample(database.postmasterPid, on && (() => processesCpu(on.service.pids())));
     const spread = on && on.service.workers > 1 ? on.service.connections() : undefined;
-    const activity = await sampleActivity(database.url);
+    const activity = sampleActivity(side);
     const result = await loading;
-    const usage = stop(result.placed);
-    const connections = await activity();
-    const sorted = Float64Array.from(result.latencies).sort();
+    const row = await figures(name, tickers, { ...result, seconds: result.elapsedMs / 1000, usage });
     const ok = result.statuses['201'] ?? 0;
     const failed = result.latencies.length - ok + result.refused;
-    const grouping = await placementsPerTransaction(database.url, tickers);
-    const orderStatuses = Object.entries(result.orderStatuses).map(([s, c]) => `${s} ${((c / Math.max(1, result.placed)) * 100).toFixed(0)}%`).join(', ');
     return {
-      name,
-      rate: result.placed / (result.elapsedMs / 1000),
-      p50: percentile(sorted, 50),
-      p99: percentile(sorted, 99),
-      max: sorted.at(-1),
-      ...usage,
+      ...row,
       statements: on || options.clients ? '-' : placementStatements,
       failed,
       note:
-        `${ok} requests answered 201 (${(ok / (result.elapsedMs / 1000)).toFixed(0)}/s), orders ${orderStatuses}; ${grouping.toFixed(1)} placements per transaction; ${connections}` +
+        `${ok} requests answered 201 (${(ok / (result.elapsedMs / 1000)).toFixed(0)}/s), ${row.note}; ${await activity()}` +
         `${spread ? `; connections held by each worker: ${[...spread.values()].join(', ')}` : ''}${failed > 0 ? `; failures: ${result.failures.join(' | ')}` : ''}`,
     };
   };
@@ -452,11 +434,11 @@ runBench('orders', async (defer) => {
     type PlaceOrderInput = Parameters<RunningService['services']['trading']['placeOrder']>[1];
     const calls = cycles(tickers).map((cycle) => cycle.map((request) => ({ accountId: accountOf.get(request.token)!, input: JSON.parse(request.body!) as PlaceOrderInput })));
     const latencies: number[] = [];
-    const statuses = new Map<string, number>();
+    const orderStatuses: Record<string, number> = {};
     const failures: string[] = [];
     const from = performance.now() + WARMUP * 1000;
     const until = from + DURATION * 1000;
-    const stop = sleep(WARMUP * 1000).then(() => sample(database.postmasterPid));
+    const usage = sleep(WARMUP * 1000).then(() => sample(database.postmasterPid));
     await Promise.all(
       calls.map(async (cycle) => {
         for (let i = 0; performance.now() < until; i++) {
@@ -470,26 +452,12 @@ runBench('orders', async (defer) => {
           if (begun < from || ended > until) continue;
           latencies.push(ended - begun);
           if (typeof outcome !== 'string') failures.push(String(outcome.error).slice(0, 300));
-          else statuses.set(outcome, (statuses.get(outcome) ?? 0) + 1);
+          else orderStatuses[outcome] = (orderStatuses[outcome] ?? 0) + 1;
         }
       }),
     );
-    const placed = latencies.length - failures.length;
-    const usage = (await stop)(placed);
-    const sorted = Float64Array.from(latencies).sort();
-    const orderStatuses = [...statuses].map(([s, c]) => `${s} ${((c / Math.max(1, placed)) * 100).toFixed(0)}%`).join(', ');
-    const grouping = await placementsPerTransaction(database.url, tickers);
-    return {
-      name,
-      rate: placed / DURATION,
-      p50: percentile(sorted, 50),
-      p99: percentile(sorted, 99),
-      max: sorted.at(-1),
-      ...usage,
-      statements: '-',
-      failed: failures.length,
-      note: `orders ${orderStatuses}; ${grouping.toFixed(1)} placements per transaction${failures.length > 0 ? `; failures: ${failures.slice(0, 5).join(' | ')}` : ''}`,
-    };
+    const row = await figures(name, tickers, { latencies, orderStatuses, seconds: DURATION, usage: await usage });
+    return { ...row, statements: '-', failed: failures.length, note: `${row.note}${failures.length > 0 ? `; failures: ${failures.slice(0, 5).join(' | ')}` : ''}` };
   };
 
   const oneRow = await placementRow(`(a) place, 1 market, ${CONNECTIONS} clients`, [single]);
@@ -599,16 +567,13 @@ runBench('orders', async (defer) => {
   rows.push(byProcess[0]![0]!, byProcess[1]![0]!, byProcess[0]![1]!, byProcess[1]![1]!);
   const measureSeconds = (performance.now() - measureStarted) / 1000;
 
-  const facts = new pg.Client({ connectionString: database.url });
-  await facts.connect();
   const settings = (
-    await facts.query(
+    await side.query(
       `select current_setting('server_version') as version, current_setting('fsync') as fsync,
               current_setting('synchronous_commit') as synchronous_commit, current_setting('shared_preload_libraries') as preloaded,
               (select count(*)::int from orders) as orders, (select count(*)::int from trades) as trades`,
     )
   ).rows[0];
-  await facts.end();
 
   console.log(
     `\norders benchmark: PostgreSQL ${settings.version} (${database.label}) (fsync ${settings.fsync}, synchronous_commit ${settings.synchronous_commit}` +

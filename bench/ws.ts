@@ -1,28 +1,19 @@
 /**
- * npm run bench:ws: the real-time feed under load: 200 WebSocket subscribers on one market while orders are
- * placed at 300 per second for BENCH_DURATION seconds (default 20, after 2 s not measured).
- *
- * 1. The bench's database (bench/lib.ts benchDatabase: embedded, a fresh `bench_ws` each run).
- * 2. The service as deployed, `node dist/main.js` (bench/lib.ts startServiceProcess), in a process of its own
- *    so that its memory is its own. Market and accounts are created through the API.
- * 3. Subscribers: in 2 worker threads (bench/ws-subscribers.ts), each a WebSocket connection subscribed to
- *    `orderbook_delta` and `trade` of the market. For every delta and trade the delay is the time of receipt
- *    minus the message's `ts`: the time the trading transaction wrote its outbox record, just before its
- *    commit (so the delay slightly overstates commit-to-delivery). Every subscription's `seq` is checked for gaps.
- * 4. Load: open loop, one order every 1/300 s (at most 64 in flight), from this process's main thread: a
- *    maker's resting bid (buy YES at 0.01..0.30) and a taker's IOC buy of NO at 0.99 alternately, so that
- *    half the orders rest and half trade.
- *
- * Prints the delay's p50/p90/p99/max, messages delivered per second, orders per second achieved (placements
- * on one market are serialised by its row lock: on a small machine the offered rate may not be reached,
- * which the output says), the service's resident memory (before the subscribers, with them, and its peak),
- * its CPU and the machine's, and whether the target (p99 < 50 ms, no gap, no failed order) was met; exit
- * code 1 when it was missed.
+ * npm run bench:ws: the real-time feed under load (README, "Benchmarks"): 200 WebSocket subscribers of one
+ * market, in 2 worker threads (bench/ws-subscribers.ts), on the service as deployed (`node dist/main.js`, so
+ * that its memory is its own), while this thread places orders at 300 per second for BENCH_DURATION s (default
+ * 20, after 2 s not measured), open loop, at most 64 in flight: a maker's resting bid (YES at 0.01..0.30) and a
+ * taker's IOC buy of NO at 0.99 in turn, so that half rest and half trade. The delay of each order-book delta
+ * and trade is its receipt minus its `ts` (when the trading transaction wrote its outbox record, just before
+ * its commit); every subscription's `seq` is checked for gaps. Prints the delay's percentiles, messages and
+ * orders per second (placements on one market are serialised by its row lock: the offered rate may not be
+ * reached, which the output says), the service's memory and CPU and the machine's; the target (p99 < 50 ms,
+ * no gap, no failed order) missed, the exit code is 1.
  */
 import http from 'node:http';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { benchDatabase, benchSeries, durationSetting, percentile, register, RUN, runBench, startServiceProcess, startWorker } from './lib.js';
+import { benchDatabase, benchSeries, durationSetting, percentile, register, RUN, runBench, sleep, startServiceProcess, startWorker } from './lib.js';
 import { machineCpu, memoryOf, processesCpu } from './proc.js';
 import type { SubscribersCommand, SubscribersData, SubscribersResult } from './ws-subscribers.js';
 
@@ -130,14 +121,14 @@ runBench('ws', async (defer) => {
       machineStart = fromProc(machineCpu());
     }
     for (; next * (1000 / RATE) <= now; next++) fire();
-    await new Promise((resolve) => setTimeout(resolve, 1));
+    await sleep(1);
   }
   const measuredSecs = (performance.now() - measureStart) / 1000;
   const cpuEnd = cpuSeconds();
   const machineEnd = fromProc(machineCpu());
-  while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (inFlight > 0) await sleep(10);
   // Let the last messages arrive.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await sleep(500);
   clearInterval(memoryTimer);
   const after = fromProc(memoryOf(pid));
   const results = await all('stop');
