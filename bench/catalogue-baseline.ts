@@ -61,13 +61,8 @@ const SQL_NATIVE_EVENTS = `
    order by e.created_at desc, e.id desc
    limit $1`;
 
-export interface Baseline {
-  app: Koa;
-  close(): Promise<void>;
-}
-
 /** The baseline app: one route per measured request; answers 404 to anything else. */
-export function createBaseline(databaseUrl: string, services: Services): Baseline {
+export function createBaseline(databaseUrl: string, services: Services): { app: Koa; close(): Promise<void> } {
   // The session setting of every service connection: no parallel query.
   const plain = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, options: '-c max_parallel_workers_per_gather=0' });
   const limitOf = (value: unknown, fallback: number, max: number) => Math.min(Number(value ?? fallback) || fallback, max);
@@ -99,14 +94,10 @@ export function createBaseline(databaseUrl: string, services: Services): Baselin
     '/public-search': (ctx) => services.publicSearch.search({ q: String(ctx.query.q ?? '') }),
   };
 
-  const app = new Koa();
-  app.use(async (ctx) => {
+  const app = new Koa().use(async (ctx) => {
     const route = Object.hasOwn(routes, ctx.path) ? routes[ctx.path] : undefined;
     if (!route) ctx.throw(404);
     ctx.body = await route!(ctx);
   });
-  return {
-    app,
-    close: () => plain.end(),
-  };
+  return { app, close: () => plain.end() };
 }

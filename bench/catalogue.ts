@@ -1,6 +1,6 @@
 /**
  * npm run bench:catalogue: the catalogue reads of the real service on a large catalogue, against bare
- * baselines (README, "Benchmarks").
+ * baselines (README, "Tests and benchmarks").
  *
  * The bench's database (kept between runs, one per catalogue size) is migrated and seeded with the scale
  * generator (BENCH_EVENTS events, as `npm run seed:scale`) unless it holds that catalogue already. The service
@@ -113,7 +113,6 @@ async function prepareCatalogue(database: BenchDatabase): Promise<number | undef
     // New indexes (a migration applied just now) need fresh statistics for their expressions.
     if (migrations.length > 0) await db.raw('analyze');
     log(`reusing the seeded catalogue of ${found} events`);
-    return undefined;
   } finally {
     await db.destroy();
   }

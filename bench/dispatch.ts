@@ -1,6 +1,6 @@
 /**
  * npm run bench:dispatch: what the service's HTTP stack and OpenAPI dispatcher cost per request, against plain
- * Koa (README, "Benchmarks"). Every server runs in a process of its own, started just before it is first
+ * Koa (README, "Tests and benchmarks"). Every server runs in a process of its own, started just before it is first
  * measured, loaded at 32 connections by autocannon in a worker thread of this process: plain Koa answering a
  * constant JSON (bench/plain-koa.ts); the service as deployed (`node dist/main.js`) on a literal path (GET
  * /livez: a constant answer) and a templated one (GET /events/{id}/tweet-count: the API's cheapest templated

@@ -5,7 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import http, { type Server } from 'node:http';
+import { once } from 'node:events';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -34,6 +35,7 @@ export function durationSetting(fallback: number): number {
 
 /** BENCH_DATABASE_URL: a PostgreSQL database the bench may write to, instead of its embedded one. */
 const DATABASE_URL = process.env.BENCH_DATABASE_URL?.trim() || undefined;
+if (DATABASE_URL && !/^postgres(ql)?:\/\/./.test(DATABASE_URL)) refuse('BENCH_DATABASE_URL must be a postgres:// or postgresql:// URL');
 
 export function refuse(message: string): never {
   console.error(`bench: ${message}`);
@@ -94,7 +96,7 @@ export function startWorker(file: string, workerData?: unknown): { ask<T>(messag
 // --- figures
 
 /** The part of autocannon's result the benchmarks read (autocannon ships no types). */
-export interface AutocannonResult {
+interface AutocannonResult {
   requests: { average: number; total: number };
   latency: { p50: number; p99: number };
   /** Bytes received (headers and bodies). */
@@ -206,9 +208,9 @@ export async function benchDatabase(dir: string, name: string, defer: (step: () 
 // --- the service
 
 /** The operator account of the benches' services, which creates their markets. */
-export const ADMIN = { email: 'bench-admin@dots.local', password: 'bench-admin-password' };
+const ADMIN = { email: 'bench-admin@dots.local', password: 'bench-admin-password' };
 /** Enough for any run's reservations. */
-export const STARTING_BALANCE = '100000000';
+const STARTING_BALANCE = '100000000';
 
 /**
  * The service as `npm start` runs it (src/server.ts startService), in this process on a free port of
@@ -390,20 +392,18 @@ async function everyWorkerServes(url: string, primary: number, workers: number):
 
 // --- servers of the benches' own
 
-export async function listen(app: Koa): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+/** `app` on a free port of 127.0.0.1, keeping connections alive across the whole run, as the load generators expect. */
+export async function listen(app: Koa): Promise<{ url: string; close(): Promise<void> }> {
   const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  // keep-alive across the whole run, as the load generators' connections expect
+  await once(server, 'listening');
   server.keepAliveTimeout = 60_000;
-  const close = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close };
+  const close = () => {
+    const closed = once(server, 'close');
+    server.close();
+    server.closeAllConnections();
+    return closed.then(() => {});
+  };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close };
 }
 
 // --- the API, to set up

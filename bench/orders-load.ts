@@ -37,11 +37,7 @@ export interface LoadResult {
   elapsedMs: number;
 }
 
-export interface OnceResult {
-  status: number;
-  text: string;
-  ms: number;
-}
+export type OnceResult = { status: number; text: string; ms: number };
 
 /** Signatures made before a signed row starts (the load thread signs nothing while it measures), each used once. */
 let signatures: Array<{ timestamp: string; signature: string }> = [];

@@ -1,6 +1,6 @@
 /**
  * npm run bench:orders: order placement and batch cancel through the real service, beside what the same
- * PostgreSQL does with a minimal durable transaction (README, "Benchmarks").
+ * PostgreSQL does with a minimal durable transaction (README, "Tests and benchmarks").
  *
  * The service runs in this process (bench/lib.ts startInProcess); the load generator (bench/orders-load.ts)
  * in a worker thread, so that the service keeps the main thread: 32 clients, each on its own keep-alive
@@ -40,6 +40,7 @@ import {
   durationSetting,
   fmt,
   median,
+  percent,
   percentile,
   printTable,
   register,
@@ -92,16 +93,9 @@ type LoadClient = ReturnType<typeof loadClient>;
 // --- measurements
 
 /** CPU per request, µs, and the system share of it. */
-interface CpuPerRequest {
-  us: number;
-  sysShare?: number;
-}
-
-interface Usage {
-  server: CpuPerRequest;
-  pg: CpuPerRequest | undefined;
-  machine: number | undefined;
-}
+type CpuPerRequest = { us: number; sysShare?: number };
+/** The CPU a row took: the service's and PostgreSQL's per request, and the machine's share busy. */
+type Usage = { server: CpuPerRequest; pg: CpuPerRequest | undefined; machine: number | undefined };
 
 /** Starts reading CPU time; the function returned ends it. `serverCpu`: the CPU counted as the service's (default: this main thread). */
 function sample(postmasterPid: number | undefined, serverCpu: () => CpuTime | undefined = () => ownThreadCpu(process.pid)): (requests: number) => Usage {
@@ -378,10 +372,10 @@ runBench('orders', async (defer) => {
   const rows: Row[] = [];
 
   /**
-   * A row of placements on `tickers`: the rate of orders placed over `seconds`, the latencies, the CPU used,
-   * and a note of the orders' statuses and the placements per transaction.
+   * A row of placements on `tickers`: the rate of orders placed over `seconds`, the latencies, the CPU used
+   * (per order placed), and a note of the orders' statuses and the placements per transaction.
    */
-  const figures = async (name: string, tickers: string[], measured: { latencies: number[]; orderStatuses: Record<string, number>; seconds: number; usage: (placed: number) => Usage }) => {
+  const figures = async (name: string, tickers: string[], measured: { latencies: number[]; orderStatuses: Record<string, number>; seconds: number; usage: Usage }) => {
     const placed = Object.values(measured.orderStatuses).reduce((a, b) => a + b, 0);
     const sorted = Float64Array.from(measured.latencies).sort();
     const statuses = Object.entries(measured.orderStatuses).map(([s, c]) => `${s} ${((c / Math.max(1, placed)) * 100).toFixed(0)}%`);
@@ -392,7 +386,7 @@ runBench('orders', async (defer) => {
       p50: percentile(sorted, 50),
       p99: percentile(sorted, 99),
       max: sorted.at(-1),
-      ...measured.usage(placed),
+      ...measured.usage,
       note: `orders ${statuses.join(', ')}; ${grouping.toFixed(1)} placements per transaction`,
     };
   };
@@ -412,10 +406,12 @@ runBench('orders', async (defer) => {
     const requests = options.signed ? flow.map((cycle) => cycle.map((request) => ({ ...request, keyId: keyOf.get(request.token)! }))) : flow;
     const loading = (on?.client ?? client).load(requests, { warmupMs: WARMUP * 1000, durationMs: DURATION * 1000 });
     await sleep(WARMUP * 1000);
-    const usage = sample(database.postmasterPid, on && (() => processesCpu(on.service.pids())));
+    const stop = sample(database.postmasterPid, on && (() => processesCpu(on.service.pids())));
     const spread = on && on.service.workers > 1 ? on.service.connections() : undefined;
     const activity = sampleActivity(side);
     const result = await loading;
+    const usage = stop(result.placed);
+    const connections = await activity();
     const row = await figures(name, tickers, { ...result, seconds: result.elapsedMs / 1000, usage });
     const ok = result.statuses['201'] ?? 0;
     const failed = result.latencies.length - ok + result.refused;
@@ -424,7 +420,7 @@ runBench('orders', async (defer) => {
       statements: on || options.clients ? '-' : placementStatements,
       failed,
       note:
-        `${ok} requests answered 201 (${(ok / (result.elapsedMs / 1000)).toFixed(0)}/s), ${row.note}; ${await activity()}` +
+        `${ok} requests answered 201 (${(ok / (result.elapsedMs / 1000)).toFixed(0)}/s), ${row.note}; ${connections}` +
         `${spread ? `; connections held by each worker: ${[...spread.values()].join(', ')}` : ''}${failed > 0 ? `; failures: ${result.failures.join(' | ')}` : ''}`,
     };
   };
@@ -438,7 +434,7 @@ runBench('orders', async (defer) => {
     const failures: string[] = [];
     const from = performance.now() + WARMUP * 1000;
     const until = from + DURATION * 1000;
-    const usage = sleep(WARMUP * 1000).then(() => sample(database.postmasterPid));
+    const stop = sleep(WARMUP * 1000).then(() => sample(database.postmasterPid));
     await Promise.all(
       calls.map(async (cycle) => {
         for (let i = 0; performance.now() < until; i++) {
@@ -456,7 +452,8 @@ runBench('orders', async (defer) => {
         }
       }),
     );
-    const row = await figures(name, tickers, { latencies, orderStatuses, seconds: DURATION, usage: await usage });
+    const usage = (await stop)(latencies.length - failures.length);
+    const row = await figures(name, tickers, { latencies, orderStatuses, seconds: DURATION, usage });
     return { ...row, statements: '-', failed: failures.length, note: `${row.note}${failures.length > 0 ? `; failures: ${failures.slice(0, 5).join(' | ')}` : ''}` };
   };
 
@@ -504,9 +501,7 @@ runBench('orders', async (defer) => {
   const crossingRow = await placementRow(`(d) crossing-heavy: buys of 1 at 0.45..0.55, ${MARKETS} markets, ${CONNECTIONS} clients`, crossMarkets, { clients: crossingFlow });
   const batchRow = await placementRow(`(e) batch placement, ${ORDERS_PER_BATCH} orders per request, ${MARKETS} markets, ${BATCH_CLIENTS} clients`, quoteMarkets, { clients: batchFlow });
   const ownBaseline = await baseline(database.url, database.postmasterPid, 'own');
-  rows.push(crossingRow, batchRow, ownBaseline);
-  rows.push(await baseline(database.url, database.postmasterPid, 'shared'));
-  rows.push(await baseline(database.url, database.postmasterPid, 'notify'));
+  rows.push(crossingRow, batchRow, ownBaseline, await baseline(database.url, database.postmasterPid, 'shared'), await baseline(database.url, database.postmasterPid, 'notify'));
 
   // (f): signed rounds between bearer rounds of (b)'s flow. Before each round the load thread makes a round's
   // signatures (enough for 1.5 times the rate of the last bearer round); the service sits idle meanwhile, and
@@ -528,7 +523,7 @@ runBench('orders', async (defer) => {
   const signedShares = signedRounds.map((row, i) => row.rate! / ((bearerRounds[i]!.rate! + bearerRounds[i + 1]!.rate!) / 2));
   const signedShare = median(signedShares);
   const signedRow = signedRounds[signedShares.indexOf(signedShare)]!;
-  const shareList = signedShares.map((share) => `${(share * 100).toFixed(0)}%`).join(', ');
+  const shareList = signedShares.map(percent).join(', ');
   Object.assign(signedRow, {
     name: `${signedRow.name}, median of ${SIGNED_ROUNDS} rounds`,
     statements: '-',
@@ -550,17 +545,13 @@ runBench('orders', async (defer) => {
     log(`starting node dist/main.js WEB_CONCURRENCY=${workers} on the same database`);
     const spawned = await startServiceProcess({ databaseUrl: database.url, workers });
     defer(() => spawned.stop());
-    const spawnedClient = loadClient(Number(new URL(spawned.url).port));
-    try {
-      const label = `node dist/main.js WEB_CONCURRENCY=${workers}`;
-      const on = { service: spawned, client: spawnedClient };
-      byProcess.push([
-        await placementRow(`(a) place, 1 market, ${CONNECTIONS} clients, ${label}`, [one], { on }),
-        await placementRow(`(b) place, ${MARKETS} markets, ${CONNECTIONS} clients, ${label}`, manyW, { on }),
-      ]);
-    } finally {
-      await spawnedClient.close();
-    }
+    const on = { service: spawned, client: loadClient(Number(new URL(spawned.url).port)) };
+    defer(() => on.client.close());
+    const label = `node dist/main.js WEB_CONCURRENCY=${workers}`;
+    byProcess.push([
+      await placementRow(`(a) place, 1 market, ${CONNECTIONS} clients, ${label}`, [one], { on }),
+      await placementRow(`(b) place, ${MARKETS} markets, ${CONNECTIONS} clients, ${label}`, manyW, { on }),
+    ]);
     await spawned.stop();
   }
   // Side by side: each of (a) and (b) with 1 worker process, then 2.

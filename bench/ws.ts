@@ -1,5 +1,5 @@
 /**
- * npm run bench:ws: the real-time feed under load (README, "Benchmarks"): 200 WebSocket subscribers of one
+ * npm run bench:ws: the real-time feed under load (README, "Tests and benchmarks"): 200 WebSocket subscribers of one
  * market, in 2 worker threads (bench/ws-subscribers.ts), on the service as deployed (`node dist/main.js`, so
  * that its memory is its own), while this thread places orders at 300 per second for BENCH_DURATION s (default
  * 20, after 2 s not measured), open loop, at most 64 in flight: a maker's resting bid (YES at 0.01..0.30) and a
@@ -36,12 +36,8 @@ function fromProc<T>(value: T | undefined): T {
 
 runBench('ws', async (defer) => {
   const database = await benchDatabase('bench-ws', 'bench_ws', defer);
-  const service = await startServiceProcess({
-    databaseUrl: database.url,
-    workers: 1,
-    // All the load comes from one address and one account: the per-client caps would refuse it.
-    env: { WS_MAX_CONNECTIONS_PER_ADDRESS: '100000', WS_SNAPSHOTS_PER_SEC: '1000000' },
-  });
+  // All the load comes from one address and one account: the per-client caps would refuse it.
+  const service = await startServiceProcess({ databaseUrl: database.url, workers: 1, env: { WS_MAX_CONNECTIONS_PER_ADDRESS: '100000', WS_SNAPSHOTS_PER_SEC: '1000000' } });
   defer(() => service.stop());
   const port = Number(new URL(service.url).port);
   const pid = service.pids()[0]!;
