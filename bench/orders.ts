@@ -284,7 +284,7 @@ runBench('orders', async (defer) => {
   defer(() => client.close());
 
   // Markets, each in its own event of one series: one for (a), 16 for (b) and each later flow, one for (c),
-  // and those of the rows of step 5 (made here, on the same database).
+  // and those of the rows of `node dist/main.js` (made here, on the same database).
   const { market } = await benchSeries(base, `BENCHO-${RUN}`);
   const markets = async (name: string) => {
     const tickers: string[] = [];
