@@ -1,131 +1,69 @@
 /**
- * npm run bench:dispatch: what the OpenAPI dispatcher costs per request, against plain Koa.
- *
- * The real bundled document (openapi/dist/openapi.json) is padded with generated operations to at least
- * 150, their request validators are emitted exactly as `npm run codegen` emits the service's
- * (codegen/validators.ts) and loaded from a CommonJS file, and the dispatcher is built by the service's own
- * createApiMiddleware. Each server runs in a process of its own (bench/dispatch-server.ts), as the service
- * does, started just before it is first measured, and is loaded at 32 connections by autocannon in a worker
- * thread of this process:
- *   - plain Koa answering a constant JSON;
- *   - the full stack (the middleware chain src/app.ts builds: request lifecycle with info logging to
- *     /dev/null, docs assets, JSON body parser, dispatcher) on a literal path;
- *   - the full stack on a templated path with a validated query;
- *   - the same with request budgets on (src/http/rate-limit.ts, as the service runs by default), with a
- *     budget no client of the benchmark reaches: what taking each request from its budget costs.
- *   - the same with metrics on (src/observability/metrics.ts: a counter and a histogram per request).
- * The padded operations' handler answers a small constant JSON (no database), as plain Koa does.
- * The rows are measured in BENCH_ROUNDS rounds (default 5), every row once per round, each time paired
- * with plain Koa measured just before it or just after it (in turn, round by round): on a small virtual
- * machine the same server's requests/s moves by a fifth or more from one measurement to the next, and the
- * host's speed drifts over seconds. Each row's share of plain Koa is the median of its pairs' shares (each
- * printed); its requests/s the mean of its rounds', p50 and p99 their medians; plain Koa's row is all of
- * its measurements.
- * Besides requests/s and latency, each row shows the server's event-loop busy time per request (from
- * performance.eventLoopUtilization), which is what the dispatcher adds independently of the load generator.
- * Exits non-zero if a row answers anything but 200, or if the full stack is under TARGET_SHARE of plain Koa
- * on either path, with request budgets or with metrics on, or if the start to the first answer takes 5 s or more.
- *
- * Options (environment): BENCH_DURATION seconds per row and round (default 2), BENCH_ROUNDS (default 5), BENCH_WARMUP (default 1),
- * BENCH_CONNECTIONS (default 32), BENCH_OPERATIONS minimum operation count (default 150),
- * BENCH_BREAKDOWN=1 adds two rows (the chain without the dispatcher; the dispatcher without the chain).
+ * npm run bench:dispatch: what the service's HTTP stack and OpenAPI dispatcher cost per request, against plain
+ * Koa (docs/performance.md). Every server runs in a process of its own, started just before it is first
+ * measured, loaded at 32 connections by autocannon in a worker thread of this process: plain Koa answering a
+ * constant JSON (bench/plain-koa.ts); the service as deployed (`node dist/main.js`) on a literal path (GET
+ * /livez: a constant answer) and a templated one (GET /events/{id}/tweet-count: the API's cheapest templated
+ * read, one indexed statement); the same with request budgets on (RATE_LIMITS=on, a budget no client
+ * reaches); the same with metrics on (METRICS_PORT). The rows are measured in 5 rounds, each time paired with
+ * plain Koa measured just before or just after (in turn): the same server's requests/s moves by a fifth from
+ * one measurement to the next on a small virtual machine. A row's share of plain Koa is the median of its
+ * pairs' shares; its requests/s the mean of its rounds', p50 and p99 their medians; its server µs/req the CPU
+ * time of its processes (from /proc). Exits non-zero if a row answers anything but 200, if the service is
+ * under 60% of plain Koa on a row, or if its start to the first answer takes 5 s or more.
  */
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import type { OpenAPIV3 } from 'openapi-types';
 import { emitRequestValidators } from '../codegen/validators.js';
-import { limitHeaders, type RequestLimiter } from '../src/http/rate-limit.js';
-import { BENCH_HANDLER, type ServerKind, UNREACHABLE_BUDGET, unreachableLimiter } from './dispatch-server.js';
-import { type AutocannonResult, autocannon, median } from './lib.js';
+import { findFreePort } from '../src/db/embedded.js';
+import { autocannon, benchDatabase, benchSeries, durationSetting, ensureBuild, figuresOf, type Measured, percent, printTable, ROOT, RUN, runBench, sharesOf, startServiceProcess } from './lib.js';
+import { processesCpu } from './proc.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-
-const DURATION = Number(process.env.BENCH_DURATION ?? 2);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-if (!(DURATION > 0) || !Number.isSafeInteger(ROUNDS) || ROUNDS < 1) {
-  console.error('bench:dispatch: BENCH_DURATION must be a positive number of seconds, BENCH_ROUNDS a positive whole number');
-  process.exit(2);
-}
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const MIN_OPERATIONS = Number(process.env.BENCH_OPERATIONS ?? 150);
+const DURATION = durationSetting(2);
+const ROUNDS = 5;
+const WARMUP = 1;
+const CONNECTIONS = 32;
 const TARGET_SHARE = 0.6;
 const START_LIMIT_MS = 5000;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
+/** A budget no client of the benchmark reaches (all its load comes from one address). */
+const UNREACHABLE_BUDGET = '999999999/1';
 
-function countOperations(doc: OpenAPIV3.Document): number {
-  return Object.values(doc.paths ?? {}).reduce((n, item) => n + METHODS.filter((m) => item?.[m]).length, 0);
+type ServerKind = 'plain' | 'full' | 'limited' | 'metrics';
+
+/** A server of the benchmark: its URL and processes. */
+interface Server {
+  url: string;
+  pids(): number[];
+  metricsUrl?: string;
 }
 
-/**
- * Pads the document with groups of generated operations shaped like the API's (collections, items by id,
- * literal siblings of templates, nested resources), until it has at least `minimum`; at least one group,
- * which the benchmark requests. No security: their handler needs no database.
- */
-function padDocument(real: OpenAPIV3.Document, minimum: number): { doc: OpenAPIV3.Document; literal: string; templated: string } {
-  const doc = structuredClone(real);
-  doc.paths ??= {};
-  doc.components ??= {};
-  doc.components.schemas = {
-    ...doc.components.schemas,
-    BenchItem: { type: 'object', required: ['id', 'ok'], properties: { id: { type: 'string' }, ok: { type: 'boolean' } } },
-  };
-  const json = (description: string): OpenAPIV3.ResponseObject => ({
-    description,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/BenchItem' } } },
-  });
-  const responses: OpenAPIV3.ResponsesObject = { '200': json('a constant'), '400': { description: 'invalid request' } };
-  const query: OpenAPIV3.ParameterObject[] = [
-    { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 500 } },
-    { name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['open', 'closed', 'settled'] } },
-    { name: 'cursor', in: 'query', required: false, schema: { type: 'string', maxLength: 200 } },
-  ];
-  const idParam: OpenAPIV3.ParameterObject = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9-]{1,64}$' } };
-  const body: OpenAPIV3.RequestBodyObject = {
-    required: true,
-    content: {
-      'application/json': {
-        schema: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['name'],
-          properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, size: { type: 'integer', minimum: 0 } },
-        },
-      },
-    },
-  };
-  const op = (operationId: string, extra: Partial<OpenAPIV3.OperationObject> = {}): OpenAPIV3.OperationObject =>
-    ({ operationId, security: [], 'x-handler': BENCH_HANDLER, responses, ...extra }) as OpenAPIV3.OperationObject;
+type RowId = 'plain' | 'literal' | 'templated' | 'limited' | 'metrics';
 
-  let group = 0;
-  let last = 0;
-  do {
-    const base = `/bench/r${group}`;
-    doc.paths[`${base}/items`] = {
-      get: op(`benchListItems${group}`, { parameters: query }),
-      post: op(`benchCreateItem${group}`, { requestBody: body }),
-    };
-    doc.paths[`${base}/items/summary`] = { get: op(`benchItemSummary${group}`) };
-    doc.paths[`${base}/items/{id}`] = {
-      parameters: [idParam],
-      get: op(`benchGetItem${group}`, { parameters: query }),
-      put: op(`benchReplaceItem${group}`, { requestBody: body }),
-      delete: op(`benchDeleteItem${group}`),
-    };
-    doc.paths[`${base}/items/{id}/history`] = { parameters: [idParam], get: op(`benchItemHistory${group}`, { parameters: query }) };
-    last = group;
-    group += 1;
-  } while (countOperations(doc) < minimum);
-  return {
-    doc,
-    literal: `/bench/r${last}/items`,
-    templated: `/bench/r${last}/items/item-42?limit=20&status=open`,
-  };
+/** A row over its rounds; its shares are of the plain Koa measurements paired with its rounds. */
+type Row = { id: RowId; name: string; rounds: Measured[] } & ReturnType<typeof figuresOf> & ReturnType<typeof sharesOf>;
+
+const rowOf = (id: RowId, name: string, rounds: Measured[], plain: Measured[]): Row => ({ id, name, rounds, ...figuresOf(rounds), ...sharesOf(rounds, plain) });
+
+/**
+ * With two CPUs or more and taskset at hand, the servers run on the last CPU and this process (the load
+ * generator's thread) on the others: left to the scheduler, a server and the load generator now and then
+ * share a CPU for a whole measurement, and a row moves by a fifth. Answers how to pin a server's process.
+ */
+function pinCpus(): { pin(pid: number): void; text: string } {
+  const cpus = os.availableParallelism();
+  const taskset = (cpus: string, pid: number) => execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+  if (cpus < 2) return { pin: () => {}, text: 'not pinned to CPUs (one CPU)' };
+  try {
+    taskset(`0-${cpus - 2}`, process.pid);
+  } catch {
+    return { pin: () => {}, text: 'not pinned to CPUs (no taskset)' };
+  }
+  return { pin: (pid) => taskset(String(cpus - 1), pid), text: `servers on CPU ${cpus - 1}, load generator on the others` };
 }
 
 async function expectStatus(url: string, status: number, init?: RequestInit): Promise<void> {
@@ -134,248 +72,135 @@ async function expectStatus(url: string, status: number, init?: RequestInit): Pr
   if (response.status !== status) throw new Error(`${init?.method ?? 'GET'} ${url}: expected ${status}, got ${response.status} ${text}`);
 }
 
-/** One row measured once. */
-interface Measured {
-  result: AutocannonResult;
-  /** Event-loop busy time of the server thread per answered request, in µs. */
-  serverUs: number;
-}
-
-/** What a row measures (plain Koa aside). */
-type RowId = 'literal' | 'templated' | 'limited' | 'metrics' | 'chain' | 'dispatcher';
-
-/** A row over its rounds. */
-interface Row {
-  id: RowId | 'plain';
-  name: string;
-  rounds: Measured[];
-  rps: number;
-  p50: number;
-  p99: number;
-  serverUs: number;
-  /** Each round's requests/s over that of the plain Koa measurement paired with it, and their median. */
-  shares: number[];
-  share: number;
-}
-
-function rowOf(id: Row['id'], name: string, rounds: Measured[], plain: Measured[]): Row {
-  const shares = rounds.map((m, i) => m.result.requests.average / plain[i]!.result.requests.average);
-  const requests = rounds.reduce((sum, m) => sum + m.result.requests.total, 0);
-  return {
-    id,
-    name,
-    rounds,
-    rps: rounds.reduce((sum, m) => sum + m.result.requests.average, 0) / rounds.length,
-    p50: median(rounds.map((m) => m.result.latency.p50)),
-    p99: median(rounds.map((m) => m.result.latency.p99)),
-    serverUs: rounds.reduce((sum, m) => sum + m.serverUs * m.result.requests.total, 0) / requests,
-    shares,
-    share: median(shares),
-  };
-}
-
-/** A server of the benchmark: its process, the URL it listens on, its time from loading to listening. */
-interface Server {
-  kind: ServerKind;
-  child: ChildProcess;
-  url: string;
-  startMs: number;
-}
-
-/** The answer to `message` that carries `key`. */
-function ask<T>(child: ChildProcess, message: string | undefined, key: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (answer: unknown) => {
-      if (typeof answer !== 'object' || answer === null || !(key in answer)) return;
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-      resolve((answer as Record<string, T>)[key]!);
-    };
-    const onExit = (code: number | null) => reject(new Error(`bench:dispatch server exited with ${code}`));
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-    if (message !== undefined) child.send(message);
-  });
-}
-
-/**
- * With two CPUs or more and taskset at hand, the servers run on the last CPU and this process (the load
- * generator's thread) on the others: left to the scheduler, a server and the load generator now and then
- * share a CPU for a whole measurement, and a row moves by a fifth. Returns the servers' CPU, or why not.
- */
-function pinCpus(): { serverCpu: number } | { unpinned: string } {
-  const cpus = os.availableParallelism();
-  if (cpus < 2) return { unpinned: 'one CPU' };
-  try {
-    execFileSync('taskset', ['-a', '-p', '-c', `0-${cpus - 2}`, String(process.pid)], { stdio: 'ignore' });
-    return { serverCpu: cpus - 1 };
-  } catch {
-    return { unpinned: 'no taskset' };
-  }
-}
-
-/** Forks a server (this process's execArgv: the same TypeScript loader), on `cpu` when given. */
-async function startServer(kind: ServerKind, files: { document: string; validators: string }, cpu: number | undefined): Promise<Server> {
-  const child = fork(path.join(root, 'bench/dispatch-server.ts'), [kind], {
-    env: { ...process.env, DISPATCH_DOCUMENT: files.document, DISPATCH_VALIDATORS: files.validators },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    ...(cpu === undefined ? {} : { execPath: 'taskset', execArgv: ['-c', String(cpu), process.execPath, ...process.execArgv] }),
-  });
-  const listening = ask<string>(child, undefined, 'listening');
-  const startMs = ask<number>(child, undefined, 'startMs');
-  return { kind, child, url: await listening, startMs: await startMs };
-}
-
 async function load(server: Server, pathAndQuery: string): Promise<Measured> {
-  const options = { url: `${server.url}${pathAndQuery}`, connections: CONNECTIONS, workers: 1 };
-  if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
-  await ask(server.child, 'busy', 'busyMs');
-  const result = await autocannon({ ...options, duration: DURATION });
-  const busyMs = await ask<number>(server.child, 'busy', 'busyMs');
-  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0 || result.requests.total === 0) {
-    throw new Error(`${options.url}: ${result.errors} errors, ${result.timeouts} timeouts, status codes ${JSON.stringify(result.statusCodeStats)}`);
-  }
-  return { result, serverUs: (busyMs * 1000) / result.requests.total };
+  const url = `${server.url}${pathAndQuery}`;
+  await autocannon(url, CONNECTIONS, WARMUP);
+  const cpu = () => processesCpu(server.pids());
+  const before = cpu();
+  const result = await autocannon(url, CONNECTIONS, DURATION);
+  const after = cpu();
+  return { result, serverUs: before && after ? ((after.user + after.sys - before.user - before.sys) * 1000) / result.requests.total : NaN };
 }
 
-/**
- * CPU time per RequestLimiter.take (headers built), on one client address and spread over 100,000 (made
- * beforehand, as a request's address is its socket's).
- */
-function limiterCpuCost(limiter: RequestLimiter): { oneKey: number; manyKeys: number } {
-  const addresses = Array.from({ length: 100_000 }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
-  const measure = (keys: number, calls: number) => {
-    for (let i = 0; i < 10_000; i++) limitHeaders(limiter.take('public-reads', 'address', addresses[i % keys]!));
-    const before = process.cpuUsage();
-    for (let i = 0; i < calls; i++) limitHeaders(limiter.take('public-reads', 'address', addresses[i % keys]!));
-    const used = process.cpuUsage(before);
-    return (used.user + used.system) / calls;
-  };
-  return { oneKey: measure(1, 300_000), manyKeys: measure(100_000, 300_000) };
-}
+runBench('dispatch', async (defer) => {
+  const database = await benchDatabase('bench-dispatch', 'bench_dispatch', defer);
+  await ensureBuild();
+  const document = JSON.parse(await readFile(path.join(ROOT, 'openapi/dist/openapi.json'), 'utf8')) as OpenAPIV3.Document;
+  const operations = Object.values(document.paths).reduce((n, item) => n + METHODS.filter((m) => item?.[m]).length, 0);
+  // Build time, not start time: what `npm run codegen` does for the document.
+  const codegenStarted = performance.now();
+  await emitRequestValidators(document);
+  const codegenMs = performance.now() - codegenStarted;
 
-async function main(): Promise<void> {
-  const real = JSON.parse(await readFile(path.join(root, 'openapi/dist/openapi.json'), 'utf8').catch(() => {
-    throw new Error('openapi/dist/openapi.json is missing: run npm run codegen');
-  })) as OpenAPIV3.Document;
-  const { doc, literal, templated } = padDocument(real, MIN_OPERATIONS);
-  const realCount = countOperations(real);
-  const total = countOperations(doc);
-
-  // Build time, not start time: what `npm run codegen` does for the service's own document.
-  const started = performance.now();
-  const code = await emitRequestValidators(doc);
-  // Inside node_modules so that the emitted require("ajv/...") calls resolve as they do from src/generated.
-  const cache = path.join(root, 'node_modules/.cache/dots-bench');
-  const files = { document: path.join(cache, 'dispatch-document.json'), validators: path.join(cache, 'request-validators.cjs') };
-  await mkdir(cache, { recursive: true });
-  await writeFile(files.validators, code);
-  await writeFile(files.document, JSON.stringify(doc));
-  const codegenMs = performance.now() - started;
-
-  const servers = new Map<ServerKind, Server>();
   const pinned = pinCpus();
-  try {
-    // Each server is started when it is first measured, as the first two are here: a Node process that
-    // answers a request or two and then sits idle for some seconds runs about a quarter slower under the load
-    // that follows, for tens of seconds, and one that only started a little slower (plain Koa's too; not with
-    // V8's memory reducer off: docs/architecture.md). Started together, the servers measured later would be
-    // measured so.
-    const server = async (kind: ServerKind): Promise<Server> => {
-      let started = servers.get(kind);
-      if (started === undefined) {
-        started = await startServer(kind, files, 'serverCpu' in pinned ? pinned.serverCpu : undefined);
-        servers.set(kind, started);
+  const servers = new Map<ServerKind, Server>();
+  let startMs = 0;
+  let templated = '';
+  // Each server is started when it is first measured: a Node process that answers a request or two and then
+  // sits idle for some seconds runs about a quarter slower under the load that follows, for tens of seconds
+  // (docs/performance.md, "The HTTP stack"). Started together, the servers measured later would be measured so.
+  const server = async (kind: ServerKind): Promise<Server> => {
+    const known = servers.get(kind);
+    if (known) return known;
+    let started: Server;
+    if (kind === 'plain') {
+      const child: ChildProcess = fork(path.join(ROOT, 'bench/plain-koa.ts'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      defer(async () => child.connected && child.disconnect());
+      const port = await new Promise<number>((resolve, reject) => {
+        child.once('message', (message) => resolve((message as { port: number }).port));
+        child.once('exit', (code) => reject(new Error(`bench/plain-koa.ts exited with ${code}`)));
+      });
+      started = { url: `http://127.0.0.1:${port}`, pids: () => [child.pid!] };
+    } else {
+      const metricsPort = kind === 'metrics' ? await findFreePort() : undefined;
+      const env: Record<string, string> =
+        kind === 'limited'
+          ? { RATE_LIMITS: 'on', ...Object.fromEntries(['PUBLIC_READS', 'PRIVATE_READS', 'ORDER_WRITES', 'LOGIN', 'REGISTRATION'].map((c) => [`RATE_LIMIT_${c}`, UNREACHABLE_BUDGET])) }
+          : metricsPort
+            ? { METRICS_PORT: String(metricsPort) }
+            : {};
+      const begun = performance.now();
+      const spawned = await startServiceProcess({ databaseUrl: database.url, workers: 1, env });
+      defer(() => spawned.stop());
+      if (kind === 'full') {
+        // Start: connect, check the migrations, build the services and the dispatcher, listen; then the first answer.
+        const readyMs = performance.now() - begun;
+        const { event } = await benchSeries(spawned.url, `BDISPATCH${RUN}`);
+        templated = `/events/${await event('E')}/tweet-count`;
+        const firstAnswer = performance.now();
+        await expectStatus(`${spawned.url}${templated}`, 200);
+        startMs = readyMs + performance.now() - firstAnswer;
       }
-      return started;
-    };
-    await server('plain');
-    const fullServer = await server('full');
-    const full = fullServer.url;
-    // Start: load the precompiled validators, build the dispatcher and the app, listen (in the server), first answer.
-    const firstAnswer = performance.now();
-    await expectStatus(`${full}${templated}`, 200);
-    const startMs = fullServer.startMs + performance.now() - firstAnswer;
-
-    // The dispatcher really routes and validates: these must not be 200.
-    const item = templated.split('?')[0]!;
-    await expectStatus(`${full}${item}?limit=0`, 400);
-    await expectStatus(`${full}${item}?status=bogus`, 400);
-    await expectStatus(`${full}${item}?limit=abc`, 400);
-    await expectStatus(`${full}${literal}/`, 200);
-    await expectStatus(`${full}${literal.replace('/items', '/nothing')}`, 404);
-    await expectStatus(`${full}${literal}`, 405, { method: 'PATCH' });
-    await expectStatus(`${full}${literal}`, 400, { method: 'POST', body: '{"size":-1}', headers: { 'content-type': 'application/json' } });
-
-    const targets: Array<{ id: RowId; name: string; server: ServerKind; path: string }> = [
-      { id: 'literal', name: `full stack, literal   GET ${literal}`, server: 'full', path: literal },
-      { id: 'templated', name: `full stack, templated GET ${templated}`, server: 'full', path: templated },
-      { id: 'limited', name: `full stack with rate limiting, templated GET`, server: 'limited', path: templated },
-      { id: 'metrics', name: `full stack + metrics, templated GET`, server: 'metrics', path: templated },
-    ];
-    if (process.env.BENCH_BREAKDOWN === '1') {
-      targets.push({ id: 'chain', name: '  chain without dispatcher, constant JSON', server: 'chain', path: '/' });
-      targets.push({ id: 'dispatcher', name: `  dispatcher alone, GET ${templated}`, server: 'dispatcher', path: templated });
+      started = { url: spawned.url, pids: spawned.pids, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
     }
-    // Each target once a round, paired with plain Koa measured just before it or just after (in turn).
-    const measured = targets.map(() => ({ rounds: [] as Measured[], plain: [] as Measured[] }));
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [i, target] of targets.entries()) {
-        const plainFirst = (round + i) % 2 === 0;
-        if (plainFirst) measured[i]!.plain.push(await load(await server('plain'), '/'));
-        measured[i]!.rounds.push(await load(await server(target.server), target.path));
-        if (!plainFirst) measured[i]!.plain.push(await load(await server('plain'), '/'));
-      }
+    for (const pid of started.pids()) pinned.pin(pid);
+    servers.set(kind, started);
+    return started;
+  };
+  await server('plain');
+  const full = (await server('full')).url;
+  const literal = '/livez';
+
+  // The dispatcher really routes and validates: these must not be 200.
+  await expectStatus(`${full}/api/events/${templated.split('/')[2]}?with_nested_markets=bogus`, 400);
+  await expectStatus(`${full}/api/search?q=word&limit=0`, 400);
+  await expectStatus(`${full}/api/search?q=word&limit=abc`, 400);
+  await expectStatus(`${full}/nothing/here`, 404);
+  await expectStatus(`${full}${literal}`, 405, { method: 'PATCH' });
+  await expectStatus(`${full}/api/auth/register`, 400, { method: 'POST', body: '{"email":1}', headers: { 'content-type': 'application/json' } });
+
+  const targets: Array<{ id: RowId; name: string; server: ServerKind; path: string }> = [
+    { id: 'literal', name: `full stack, literal   GET ${literal}`, server: 'full', path: literal },
+    { id: 'templated', name: `full stack, templated GET ${templated}`, server: 'full', path: templated },
+    { id: 'limited', name: 'full stack with rate limiting, templated GET', server: 'limited', path: templated },
+    { id: 'metrics', name: 'full stack + metrics, templated GET', server: 'metrics', path: templated },
+  ];
+  // Each target once a round, paired with plain Koa measured just before it or just after (in turn).
+  const measured = targets.map(() => ({ rounds: [] as Measured[], plain: [] as Measured[] }));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, target] of targets.entries()) {
+      const plainFirst = (round + i) % 2 === 0;
+      if (plainFirst) measured[i]!.plain.push(await load(await server('plain'), '/'));
+      measured[i]!.rounds.push(await load(await server(target.server), target.path));
+      if (!plainFirst) measured[i]!.plain.push(await load(await server('plain'), '/'));
     }
-    // Checked after the rounds, not before: one request answered some seconds before a server's first load
-    // leaves its process about a quarter slower under that load (plain Koa's too; docs/architecture.md).
-    const limitedAnswer = await fetch(`${(await server('limited')).url}${templated}`);
-    await limitedAnswer.arrayBuffer();
-    if (limitedAnswer.headers.get('ratelimit-limit') !== String(UNREACHABLE_BUDGET.points)) throw new Error('the limited stack does not answer with its RateLimit headers');
-    const plainMeasured = measured.flatMap(({ plain }) => plain);
-    const rows = [rowOf('plain', 'plain Koa, constant JSON', plainMeasured, plainMeasured), ...targets.map((target, i) => rowOf(target.id, target.name, measured[i]!.rounds, measured[i]!.plain))];
-    const answered = rowById(rows, 'metrics').rounds.reduce((sum, m) => sum + m.result.requests.total, 0);
-    const counted = await ask<number>((await server('metrics')).child, 'counted', 'counted');
-    if (counted < answered) throw new Error(`metrics counted ${counted} requests, fewer than the ${answered} answered`);
-    report(rows, { total, realCount, startMs, codegenMs, cpus: 'serverCpu' in pinned ? `servers on CPU ${pinned.serverCpu}, load generator on the others` : `not pinned to CPUs (${pinned.unpinned})` });
-  } finally {
-    for (const { child } of servers.values()) child.disconnect();
   }
-}
+  // Checked after the rounds, not before: one request answered some seconds before a server's first load
+  // leaves its process about a quarter slower under that load (docs/performance.md, "The HTTP stack").
+  const limitedAnswer = await fetch(`${(await server('limited')).url}${templated}`);
+  await limitedAnswer.arrayBuffer();
+  if (limitedAnswer.headers.get('ratelimit-limit') !== UNREACHABLE_BUDGET.split('/')[0]) throw new Error('the limited stack does not answer with its RateLimit headers');
+  const plainMeasured = measured.flatMap(({ plain }) => plain);
+  const rows = [rowOf('plain', 'plain Koa, constant JSON', plainMeasured, plainMeasured), ...targets.map((target, i) => rowOf(target.id, target.name, measured[i]!.rounds, measured[i]!.plain))];
+  const rowById = (id: RowId) => rows.find((row) => row.id === id)!;
+  const answered = rowById('metrics').rounds.reduce((sum, m) => sum + m.result.requests.total, 0);
+  const scraped = await (await fetch((await server('metrics')).metricsUrl!)).text();
+  const counted = [...scraped.matchAll(/^dots_http_requests_total\{[^}]*\} (\S+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+  if (counted < answered) throw new Error(`metrics counted ${counted} requests, fewer than the ${answered} answered`);
 
-function rowById(rows: Row[], id: Row['id']): Row {
-  return rows.find((row) => row.id === id)!;
-}
-
-/** The rows that must reach TARGET_SHARE: the full stack on both paths, with request budgets, with metrics. */
-const TARGETED: ReadonlyArray<Row['id']> = ['literal', 'templated', 'limited', 'metrics'];
-
-function report(rows: Row[], figures: { total: number; realCount: number; startMs: number; codegenMs: number; cpus: string }): void {
-  const { total, realCount, startMs, codegenMs, cpus } = figures;
-  const width = Math.max(...rows.map((row) => row.name.length));
-  const pad = (text: string, n: number) => text.padStart(n);
   console.log(
-    `\ndispatch benchmark: ${total} operations (${realCount} real + ${total - realCount} generated), ${CONNECTIONS} connections, ` +
-      `${ROUNDS} round(s) of every row, ${DURATION} s per row after ${WARMUP} s warm-up, a process per server (${cpus}), Node ${process.version}\n`,
+    `\ndispatch benchmark: ${operations} operations, ${CONNECTIONS} connections, ${ROUNDS} round(s) of every row, ${DURATION} s per row after ${WARMUP} s warm-up, ` +
+      `a process per server (${pinned.text}), Node ${process.version}\n`,
   );
-  const percent = (share: number) => `${(share * 100).toFixed(0)}%`;
-  console.log(`${'row'.padEnd(width)}  ${pad('req/s', 7)}  ${pad('p50 ms', 6)}  ${pad('p99 ms', 6)}  ${pad('% plain', 7)}  ${pad('server µs/req', 13)}  rounds (% plain)`);
-  console.log('-'.repeat(width + 69));
-  for (const row of rows) {
-    console.log(
-      `${row.name.padEnd(width)}  ${pad(row.rps.toFixed(0), 7)}  ${pad(String(row.p50), 6)}  ${pad(String(row.p99), 6)}  ${pad(percent(row.share), 7)}  ${pad(row.serverUs.toFixed(1), 13)}  ${row.id === 'plain' ? `(${row.rounds.length} measurements)` : row.shares.map(percent).join(' ')}`,
-    );
-  }
-  const cost = rowById(rows, 'limited').serverUs - rowById(rows, 'templated').serverUs;
-  // the limited server's budgets
-  const alone = limiterCpuCost(unreachableLimiter());
-  console.log(`\nrate limiting: ${cost.toFixed(1)} µs of server time per request (limited templated row minus the templated row);`);
-  console.log(`  the limiter alone: ${alone.oneKey.toFixed(2)} µs of CPU per request on one client, ${alone.manyKeys.toFixed(2)} µs over 100,000 clients (process CPU time, not disturbed by other load)`);
-  console.log(`start to first answer (load validators, create dispatcher, listen, first 200): ${startMs.toFixed(0)} ms`);
-  console.log(`(build step, not start: emitting the padded document's validators took ${(codegenMs / 1000).toFixed(1)} s)`);
+  printTable([
+    ['row', 'req/s', 'p50 ms', 'p99 ms', '% plain', 'server µs/req', 'rounds (% plain)'],
+    ...rows.map((row) => [
+      row.name,
+      row.rps.toFixed(0),
+      String(row.p50),
+      String(row.p99),
+      percent(row.share),
+      row.serverUs.toFixed(1),
+      row.id === 'plain' ? `(${row.rounds.length} measurements)` : row.shares.map(percent).join(' '),
+    ]),
+  ]);
+  const cost = rowById('limited').serverUs - rowById('templated').serverUs;
+  console.log(`\nrate limiting: ${cost.toFixed(1)} µs of server time per request (limited templated row minus the templated row)`);
+  console.log(`start to first answer (node dist/main.js: connect, check migrations, build the services and the dispatcher, listen, first 200): ${startMs.toFixed(0)} ms`);
+  console.log(`(build step, not start: emitting the document's validators took ${(codegenMs / 1000).toFixed(1)} s)`);
 
   const failures: string[] = [];
-  for (const { name, share, shares } of rows.filter((row) => TARGETED.includes(row.id))) {
+  for (const { name, share, shares } of rows.filter((row) => row.id !== 'plain')) {
     if (share < TARGET_SHARE) failures.push(`${name}: ${percent(share)} of plain Koa (median of ${shares.map(percent).join(', ')}), under ${TARGET_SHARE * 100}%`);
   }
   if (startMs >= START_LIMIT_MS) failures.push(`start to first answer ${startMs.toFixed(0)} ms >= ${START_LIMIT_MS} ms`);
@@ -385,9 +210,4 @@ function report(rows: Row[], figures: { total: number; realCount: number; startM
   } else {
     console.log(`\ntarget met: full stack >= ${TARGET_SHARE * 100}% of plain Koa on both paths with rate limiting and with metrics on, start < ${START_LIMIT_MS / 1000} s`);
   }
-}
-
-main().catch((error: unknown) => {
-  console.error('bench:dispatch failed:', error);
-  process.exit(1);
 });
