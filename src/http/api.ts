@@ -7,17 +7,17 @@ import { operationTable } from '../generated/operations.js';
 import type { Account } from '../domain/accounts/service.js';
 import { forbidden, invalid } from '../domain/errors.js';
 import { findUnstorable, unstorable } from '../domain/storable-text.js';
-import type { RateLimitClass } from '../config.js';
+import { clientAddress, type RateLimitClass } from '../config.js';
 import { readJsonBodyAndText } from './body.js';
 import type { KeyPrincipal, PendingHmacCheck, SignatureCheck } from '../domain/api-keys/service.js';
-import { clientAddress, limitHeaders, type RequestLimiter } from './rate-limit.js';
-import type { Services } from '../services.js';
+import { limitHeaders, type RequestLimiter } from './rate-limit.js';
+import type { Services } from '../domain/services.js';
 import { sendError, sendJson } from './errors.js';
-import { describeValidationErrors } from './validation-errors.js';
+import { describeValidationErrors } from '../presenters/validation-errors.js';
 import { clampQuery, malformedNumerals, numericQueryParametersOf, parseQuery, type NumericType } from './query.js';
 import { CompiledRouter, PathParameterEncodingError } from './router.js';
 import { CompiledValidator } from './validator.js';
-import type { ApiRequest, HandlerDeps } from './types.js';
+import type { ApiRequest, HandlerDeps } from '../handlers/types.js';
 
 const require = createRequire(import.meta.url);
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { clientAddress } from '../http/rate-limit.js';
+import { clientAddress } from '../config.js';
 import type { Account } from '../domain/accounts/service.js';
 import type { ApiKeyService } from '../domain/api-keys/service.js';
 import { errorReply } from '../domain/feed/messages.js';

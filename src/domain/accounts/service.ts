@@ -2,9 +2,8 @@ import { inTransaction, type Db } from '../../db/knex.js';
 import { Listener } from '../../db/listener.js';
 import * as accounts from '../../db/repositories/accounts.js';
 import * as identities from '../../db/repositories/identities.js';
-import type { Role, UserRow } from '../../db/rows.js';
+import type { Role, UsersRow } from '../../db/tables.js';
 import { conflict, notFound, rateLimited, unauthorized, unprocessable } from '../errors.js';
-import type { SessionChange } from '../feed/service.js';
 import { LoginGuard, type LoginGuardSettings } from './login-guard.js';
 import { PasswordQueue, type PasswordQueueSettings } from './password-queue.js';
 import { decodeCursor, encodeCursor, splitPage } from '../pagination/cursor.js';
@@ -12,6 +11,9 @@ import type { OidcProvider, ProviderIdentity, ProviderProof } from './oidc.js';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
 import { SessionCache } from './session-cache.js';
 import { generateToken, hashToken } from './tokens.js';
+
+/** A session change the database announced: one token, one API key, every session and key of an account, or any. */
+export type SessionChange = { kind: 'token'; tokenHash: string } | { kind: 'key'; keyId: string } | { kind: 'account'; accountId: string } | { kind: 'all' };
 
 export interface Account {
   id: string;
@@ -48,7 +50,7 @@ const SESSION_CACHE_TTL_MS = 60_000;
 /** Sessions kept at most (a few hundred bytes each); a session pushed out is looked up again when next used. */
 const SESSION_CACHE_MAX_ENTRIES = 20_000;
 
-const toAccount = (row: UserRow): Account => ({
+const toAccount = (row: UsersRow): Account => ({
   id: row.id,
   email: row.email,
   name: row.name,
@@ -200,7 +202,7 @@ export class AccountService {
     return { token: await this.openSession(user.id), account: toAccount(user) };
   }
 
-  private async linkOrCreate(identity: ProviderIdentity, attempt = 1): Promise<UserRow> {
+  private async linkOrCreate(identity: ProviderIdentity, attempt = 1): Promise<UsersRow> {
     const { issuer, subject, email } = identity;
     if (!email || !identity.emailVerified) {
       throw unprocessable('the identity provider sent no verified email for this account; an account is created only with one (ask for the email scope)');

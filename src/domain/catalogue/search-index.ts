@@ -1,5 +1,6 @@
 import { distance } from 'fastest-levenshtein';
-import type { SearchItemKind, SearchItemRow } from '../../db/repositories/search-index.js';
+import type { SearchItemRecord } from '../../db/repositories/search-index.js';
+import type { SearchKind } from '../../db/tables.js';
 import { clearBit, countCommon, orInto, Ordinals, setBits, withBit, wordsFor } from './item-sets.js';
 
 /**
@@ -37,10 +38,10 @@ import { clearBit, countCommon, orInto, Ordinals, setBits, withBit, wordsFor } f
  * which needs none of them, is in item-sets.ts.
  */
 
-export type SearchKind = SearchItemKind;
+export type { SearchKind };
 
 /** An item as the database gives it: its searchable text (fields separated by ` | `), exact keys, status, series, tags, frequency. */
-export type SearchSource = SearchItemRow;
+export type SearchSource = SearchItemRecord;
 
 export interface SearchItem {
   kind: SearchKind;

@@ -4,10 +4,10 @@ import * as repo from '../../db/repositories/trading.js';
 import { outboxEntries, type BookRemoval, type OutboxEntry, type PlacedOrder } from '../feed/outbox.js';
 import type { FeedRecord } from '../feed/types.js';
 import type { CancelReason, Changeset } from './changes.js';
-import { microOf } from './input.js';
-import { formatLots, formatMicroDots, formatTicks, TICKS_PER_DOT } from './money.js';
+import { formatLots, formatMicroDots, formatTicks, microOf, TICKS_PER_DOT } from './money.js';
 import { insertedRows, type PlacementWrite } from './placement.js';
 import type { EventRollups } from './rollups.js';
+import type { FillRole } from '../../db/tables.js';
 
 /** What committed trading work did, told to an observer (metrics) once it has committed. */
 export interface TradingActivity {
@@ -134,7 +134,7 @@ export class TradingTransaction {
         .filter(([, d]) => d.cash !== 0n || d.reserved !== 0n)
         .map(([accountId, d]) => ({ accountId, cash: formatMicroDots(d.cash), reserved: formatMicroDots(d.reserved) })),
       ledger: changes.ledger.map((m) => {
-        let reference: string | { trade: number; role: 'maker' | 'taker' };
+        let reference: string | { trade: number; role: FillRole };
         if ('order' in m.reference) reference = m.reference.order;
         else if ('settlement' in m.reference) reference = m.reference.settlement;
         else reference = { trade: m.reference.trade, role: m.reference.role };
