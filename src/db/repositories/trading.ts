@@ -54,17 +54,11 @@ export async function findMarket(db: Queryable, ref: string): Promise<TradingMar
 }
 
 /**
- * The market named by `ref`, locked until the transaction ends (FOR NO KEY UPDATE: conflicts with any
- * other matching, cancelling, closing or resolving of the market, but not with rows merely referring
- * to it). This lock serialises everything that changes a market's book, in every process.
+ * Locks these markets in id order (so that transactions locking several never deadlock) until the transaction
+ * ends: FOR NO KEY UPDATE, which conflicts with any other matching, cancelling, closing or resolving of the
+ * market, but not with rows merely referring to it. This lock serialises everything that changes a market's
+ * book, in every process.
  */
-export async function lockMarket(db: Queryable, ref: string): Promise<TradingMarketRecord | undefined> {
-  const byTicker = await db<TradingMarketRecord>('markets').where({ ticker: ref }).forNoKeyUpdate().first(...MARKET_COLUMNS).options({ name: 'dots_lock_market' });
-  if (byTicker || !/^\d{1,18}$/.test(ref)) return byTicker;
-  return db<TradingMarketRecord>('markets').where({ id: ref }).forNoKeyUpdate().first(...MARKET_COLUMNS);
-}
-
-/** Locks these markets in id order (so that transactions locking several never deadlock). */
 export async function lockMarketsById(db: Queryable, ids: readonly string[]): Promise<TradingMarketRecord[]> {
   if (ids.length === 0) return [];
   return db<TradingMarketRecord>('markets')

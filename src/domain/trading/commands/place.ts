@@ -1,10 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import { beginPlacements } from '../../../db/repositories/trading.js';
 import type { NewOrder } from '../../../db/tables.js';
 import { conflict, DomainError, invalid } from '../../errors.js';
 import { Batcher, type BatchResult } from '../batcher.js';
 import { parsePlacement } from '../input.js';
-import { microOf } from '../money.js';
 import { placementRead, planPlacements, type PlacementRequest } from '../placement.js';
 import type { InsertedOrder, TradingTransactions } from '../transaction.js';
 import type { PlaceOrderInput, PlacementOutcome } from '../types.js';
@@ -108,10 +106,8 @@ export class OrderPlacement {
   async #placeTogether(items: PlacementRequest[], placed?: () => void): Promise<Array<BatchResult<OrderView>>> {
     const started = performance.now();
     const { outcomes, inserted } = await this.transactions.run(async (transaction) => {
-      // Its first statement applies the trading plan settings too.
-      const reads = await beginPlacements(transaction.tx, items.map(placementRead));
+      const { reads, balances } = await transaction.beginPlacements(items.map(placementRead));
       const plan = planPlacements(items, reads);
-      const balances = new Map(reads.balances.map((r) => [r.user_id, { cash: microOf(r.cash), reserved: microOf(r.reserved) }]));
       const inserted = new Map<string, InsertedOrder>();
       for (const write of plan.writes) {
         for (const row of await transaction.persist(write.changes, balances, write)) inserted.set(row.id, row);
