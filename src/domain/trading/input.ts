@@ -1,5 +1,5 @@
 import type { Action, OrderStatus, Outcome, TimeInForce } from '../../db/tables.js';
-import { DomainError, invalid } from '../errors.js';
+import { clip, DomainError, invalid } from '../errors.js';
 import { parseCountLots, parsePriceTicks } from './money.js';
 import type { PlaceOrderInput, PreviewInput } from './types.js';
 
@@ -171,10 +171,4 @@ export function parseStatuses(statuses: readonly string[] | undefined): OrderSta
 export function pageLimit(limit: number | undefined): number {
   if (typeof limit !== 'number' || !Number.isFinite(limit)) return 20;
   return Math.min(100, Math.max(1, Math.trunc(limit)));
-}
-
-/** What an error message echoes of a value a client sent: at most `length` characters of it. */
-export function clip(value: unknown, length = 24): string {
-  const s = String(value);
-  return s.length > length ? `${s.slice(0, length)}...` : s;
 }

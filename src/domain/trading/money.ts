@@ -1,4 +1,4 @@
-import { invalid } from '../errors.js';
+import { clip, invalid } from '../errors.js';
 
 /**
  * Exact units of the exchange, as scaled integers (never binary floats):
@@ -114,12 +114,6 @@ function formatFixed(value: bigint, places: number, shown: number): string {
 
 function checkPlaces(places: number, max: number): void {
   if (!Number.isInteger(places) || places < 0 || places > max) throw new RangeError(`places must be 0..${max}, got ${places}`);
-}
-
-// Error messages echo the input; keep them short whatever was sent.
-function clip(text: unknown): string {
-  const s = String(text);
-  return s.length > 24 ? `${s.slice(0, 24)}...` : s;
 }
 
 // --- stored decimals (always well-formed: the schema's types and checks guarantee it)

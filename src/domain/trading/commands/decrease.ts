@@ -1,7 +1,7 @@
 import * as repo from '../../../db/repositories/trading.js';
-import { conflict, invalid, notFound } from '../../errors.js';
+import { clip, conflict, invalid, notFound } from '../../errors.js';
 import { Changeset, liveOrderOf } from '../changes.js';
-import { clip, orderIdOf, parseDecreaseCount } from '../input.js';
+import { orderIdOf, parseDecreaseCount } from '../input.js';
 import { formatLots } from '../money.js';
 import type { TradingTransactions } from '../transaction.js';
 import { isLive } from './cancel.js';
