@@ -1,7 +1,6 @@
 import { inTransaction, type Db, type Queryable } from '../../db/knex.js';
 import { appendFeedRecords, FeedNotifier } from '../../db/repositories/feed.js';
 import * as repo from '../../db/repositories/trading.js';
-import type { PlacementRead, PlacementReads } from '../../db/repositories/trading.js';
 import { outboxEntries, type BookRemoval, type OutboxEntry, type PlacedOrder } from '../feed/outbox.js';
 import type { FeedRecord } from '../feed/types.js';
 import type { CancelReason, Changeset } from './changes.js';
@@ -86,7 +85,7 @@ export class TradingTransaction {
 
   /** Locks these markets' rows (in id order), after the plan settings (usePlans). */
   async lockMarkets(marketIds: readonly string[]): Promise<void> {
-    if (this.#balancesLocked) throw new Error('markets are locked before balances, never after');
+    this.#beforeBalances();
     await this.usePlans();
     await repo.lockMarketsById(this.tx, marketIds);
   }
@@ -102,12 +101,16 @@ export class TradingTransaction {
    * markets' locks in id order, the balances of the accounts placing in account order, and what the
    * placements read; with those balances in exact units.
    */
-  async beginPlacements(placements: readonly PlacementRead[]): Promise<{ reads: PlacementReads; balances: LockedBalances }> {
-    if (this.#balancesLocked) throw new Error('markets are locked before balances, never after');
+  async beginPlacements(placements: readonly repo.PlacementRead[]): Promise<{ reads: repo.PlacementReads; balances: LockedBalances }> {
+    this.#beforeBalances();
     this.#plansSet = true;
     this.#balancesLocked = true;
     const reads = await repo.beginPlacements(this.tx, placements);
     return { reads, balances: lockedBalances(reads.balances) };
+  }
+
+  #beforeBalances(): void {
+    if (this.#balancesLocked) throw new Error('markets are locked before balances, never after');
   }
 
   /**
