@@ -76,8 +76,6 @@ export interface CompatEventKeysetRecord extends CompatEventRecord {
 /** An event with its analytics, in the native catalogue's row shape (presented by the same presenter). */
 export type CompatEventDetailRecord = CompatEventRecord & EventAnalyticsRecord;
 
-export type { CompatTagRecord };
-
 const LIVE = `(e.status = 'ACTIVE' and e.start_date <= now() and now() < e.strike_date)`;
 const ENDED = `(e.strike_date <= now() or e.status <> 'ACTIVE')`;
 const NUMERIC_ID = /^[0-9]{1,18}$/;
