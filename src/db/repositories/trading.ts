@@ -289,11 +289,8 @@ export {
   PERSIST_CHANGES,
   useTradingPlans,
   type BookRemovalRecord,
-  type CrossingOrderRecord,
   type MarketFiguresRecord,
   type PlacementRead,
   type PlacementReads,
-  type TradingWrites,
   type TradingMarketRecord,
-  type TradingWritten,
 } from './trading-statements.js';
