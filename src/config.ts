@@ -1,7 +1,10 @@
+import type { IncomingMessage } from 'node:http';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Decimal } from 'decimal.js';
-import { DEFAULT_STAGE_DIR } from './db/embedded.js';
+
+/** EMBEDDED_PG_DIR when unset (run as root only: see src/db/embedded.ts). */
+export const DEFAULT_STAGE_DIR = '/var/lib/dots-exchange';
 
 /** Settings read from the environment at start (README, "Environment"). */
 export interface Config {
@@ -320,6 +323,19 @@ export interface AbuseConfig {
   passwordHashing: { concurrency: number; queue: number };
   requestBodyTimeoutMs: number;
   realtime: { maxConnectionsPerAddress: number; maxSubscriptions: number; snapshotsPerSec: number };
+}
+
+/** The client address: the socket's, or behind a trusted proxy the last X-Forwarded-For entry (the one that proxy added). */
+export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const header = req.headers['x-forwarded-for'];
+    const value = Array.isArray(header) ? header.at(-1) : header;
+    if (value) {
+      const last = value.slice(value.lastIndexOf(',') + 1).trim();
+      if (last !== '') return last;
+    }
+  }
+  return req.socket.remoteAddress ?? 'unknown';
 }
 
 const BUDGET_SETTINGS: Record<RateLimitClass, [name: string, fallback: string]> = {

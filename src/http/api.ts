@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { operationTable } from '../generated/operations.js';
 import type { RequestLimiter } from './rate-limit.js';
-import type { Services } from '../services.js';
+import type { Services } from '../domain/services.js';
 import { CompiledRouter } from './router.js';
 import { CompiledValidator } from './validator.js';
 import { admit, authenticate, verifySignature } from './steps/authenticate.js';

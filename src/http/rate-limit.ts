@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import type { KeyRateLimitClass, RateBudget, RateLimitClass } from '../config.js';
 
 /** What a request's budget says: allowed or not, and the RateLimit-* header values. */
@@ -16,19 +15,6 @@ export interface RequestLimiterOptions {
   keyBudgets?: Record<KeyRateLimitClass, RateBudget>;
   /** Worker processes sharing the address: each allows its share of every budget (at least 1 request). */
   processes: number;
-}
-
-/** The client address: the socket's, or behind a trusted proxy the last X-Forwarded-For entry (the one that proxy added). */
-export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const header = req.headers['x-forwarded-for'];
-    const value = Array.isArray(header) ? header.at(-1) : header;
-    if (value) {
-      const last = value.slice(value.lastIndexOf(',') + 1).trim();
-      if (last !== '') return last;
-    }
-  }
-  return req.socket.remoteAddress ?? 'unknown';
 }
 
 interface Window {

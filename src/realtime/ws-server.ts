@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { WebSocketServer } from 'ws';
-import { clientAddress } from '../http/rate-limit.js';
+import { clientAddress } from '../config.js';
 import type { FeedService } from '../domain/feed/service.js';
 import type { Logger } from '../logger.js';
 import { Connections } from './connections.js';

@@ -2,15 +2,14 @@ import { createPublicKey, generateKeyPair, randomBytes, randomUUID, type KeyObje
 import { promisify } from 'node:util';
 import { inTransaction, type Db } from '../../db/knex.js';
 import * as keys from '../../db/repositories/api-keys.js';
-import type { ApiKeyKind, ApiKeyScope, ApiKeySummaryRow } from '../../db/repositories/api-keys.js';
+import type { ApiKeySummaryRecord } from '../../db/repositories/api-keys.js';
+import type { ApiKeyKind, ApiKeyScope } from '../../db/tables.js';
 import type { Account, AccountService } from '../accounts/service.js';
 import { SessionCache } from '../accounts/session-cache.js';
 import { conflict, invalid, notFound, unavailable } from '../errors.js';
 import { ReplayGuard } from './replay-guard.js';
 import type { SecretBox } from './secret-box.js';
 import { hmacRequestPaths, hmacSignature, hmacSigningString, matchesDigest, rsaSigningString, sameText, sha256, verifyRsaSignature } from './signatures.js';
-
-export type { ApiKeyKind, ApiKeyScope } from '../../db/repositories/api-keys.js';
 
 /** At most this many keys per account. */
 export const MAX_KEYS_PER_ACCOUNT = 20;
@@ -80,7 +79,7 @@ export interface PendingHmacCheck {
   verify(body: string): SignatureCheck;
 }
 
-const summary = (row: ApiKeySummaryRow): ApiKeySummary => ({
+const summary = (row: ApiKeySummaryRecord): ApiKeySummary => ({
   id: row.id,
   name: row.name,
   kind: row.kind,

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Services } from '../../services.js';
+import type { Services } from '../../domain/services.js';
 import { sendError } from '../errors.js';
 import type { Caller, Step } from './call.js';
 

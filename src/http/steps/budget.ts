@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import type { RateLimitClass } from '../../config.js';
 import { sendError } from '../errors.js';
-import { clientAddress, limitHeaders, type RequestLimiter } from '../rate-limit.js';
+import { clientAddress } from '../../config.js';
+import { limitHeaders, type RequestLimiter } from '../rate-limit.js';
 import type { Caller, Step } from './call.js';
 
 /**

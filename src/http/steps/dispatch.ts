@@ -1,8 +1,8 @@
-import type { Services } from '../../services.js';
+import type { Services } from '../../domain/services.js';
 import { sendJson } from '../errors.js';
 import { clampQuery } from '../query.js';
-import { clientAddress } from '../rate-limit.js';
-import type { ApiRequest } from '../types.js';
+import { clientAddress } from '../../config.js';
+import type { ApiRequest } from '../../handlers/types.js';
 import type { Step } from './call.js';
 
 /** An object or array Koa would send as JSON (not a Buffer, stream, Blob or Response). */

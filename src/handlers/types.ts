@@ -2,7 +2,7 @@ import type { Context as KoaContext } from 'koa';
 import type { operations } from '../generated/api-types.js';
 import type { HandlerName } from '../generated/operations.js';
 import type { Account } from '../domain/accounts/service.js';
-import type { Services } from '../services.js';
+import type { Services } from '../domain/services.js';
 
 type Op<K extends keyof operations> = operations[K];
 type JsonOf<T> = T extends { content: { 'application/json': infer B } }
