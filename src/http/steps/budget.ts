@@ -1,0 +1,45 @@
+import type { Context } from 'koa';
+import type { RateLimitClass } from '../../config.js';
+import { sendError } from '../errors.js';
+import { clientAddress, limitHeaders, type RequestLimiter } from '../rate-limit.js';
+import type { Caller, Step } from './call.js';
+
+/**
+ * Takes `points` from the request's budget in `limitClass` (the account's when the caller has one, else the
+ * client address's; a key's request from the key's own budget too): the RateLimit-* headers (of the budget
+ * with the fewest requests left) go on the answer, whatever it is; over budget, it answers 429 and gives
+ * false. `counted`: what the request counts in all (x-rate-limit-count), for the refusal.
+ */
+export type Budget = (koa: Context, limitClass: RateLimitClass, caller: Caller, points?: number, counted?: number) => boolean;
+
+/** The budgets of a limiter; without one, every request is within budget. */
+export function budgetOf(limiter: RequestLimiter | undefined, trustProxy: boolean): Budget {
+  if (!limiter) return () => true;
+  return (koa, limitClass, { account, key }, points = 1, counted = 1) => {
+    let decision = account ? limiter.take(limitClass, 'account', account.id, points) : limiter.take(limitClass, 'address', clientAddress(koa.req, trustProxy), points);
+    const ofKey = key && limiter.takeKey(limitClass, key.keyId, points);
+    if (ofKey && (!ofKey.allowed || (decision.allowed && ofKey.remaining < decision.remaining))) decision = ofKey;
+    const headers = limitHeaders(decision);
+    for (const name in headers) koa.res.setHeader(name, headers[name]!);
+    if (decision.allowed) return true;
+    const asked = counted > 1 ? ` (this request counts ${counted})` : '';
+    sendError(koa, 'rate_limited', `too many requests: the ${limitClass} budget of ${decision.limit} requests is spent${asked}; retry in ${decision.resetSecs} s`);
+    return false;
+  };
+}
+
+/** The request, taken from the budget of its operation's class (429). */
+export function budget(take: Budget): Step {
+  return ({ koa, route, caller }) => take(koa, route.limitClass, caller);
+}
+
+/**
+ * A request that counts the items of a body array (x-rate-limit-count) draws the rest of them once the body
+ * is known to be valid: one was taken with the request (429).
+ */
+export function countedBudget(take: Budget): Step {
+  return ({ koa, route, caller, request }) => {
+    const counted = route.entry.rateLimitCount ? (request.body as Record<string, unknown[]>)[route.entry.rateLimitCount]!.length : 1;
+    return counted <= 1 || take(koa, route.limitClass, caller, counted - 1, counted);
+  };
+}
