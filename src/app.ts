@@ -29,7 +29,7 @@ export async function createApp(options: {
     services: options.services,
     limiter,
     bodyTimeoutMs: abuse?.requestBodyTimeoutMs,
-    trustProxy: abuse?.trustProxy,
+    clients: abuse?.clients,
   });
   return buildApp(options.logger, dispatcher, options.observability && observedHttp(options.services, options.observability, options.metrics));
 }

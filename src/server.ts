@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { createApp } from './app.js';
 import { answerClientErrors } from './http/client-errors.js';
+import { processShare } from './http/rate-limit.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { checkConnection, type Db } from './db/knex.js';
@@ -143,7 +144,11 @@ export async function startService(config: Config, logger: Logger, options: Serv
     const realtime = attachRealtime(server, services.feed, logger, {
       maxConnectionsPerAddress,
       snapshotsPerSec,
-      trustProxy: config.abuse.trustProxy,
+      clients: config.abuse.clients,
+      ...(config.abuse.rateLimits && {
+        upgradeBudget: processShare(config.abuse.realtime.upgrades, config.abuse.processes),
+        commandBudget: processShare(config.abuse.realtime.commands, config.abuse.processes),
+      }),
       apiKeys: services.apiKeys,
       ...options.realtime,
       ...(metrics && { onMessageSent: () => metrics.wsMessages.inc(), onSlowConsumer: () => metrics.wsSlowConsumers.inc() }),

@@ -2,7 +2,8 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { clientAddress } from '../http/rate-limit.js';
+import { DIRECT_CLIENTS, type ClientAddressing } from '../config.js';
+import { clientAddress, limitHeaders, type FixedWindows } from '../http/rate-limit.js';
 import type { Account } from '../domain/accounts/service.js';
 import type { ApiKeyService } from '../domain/api-keys/service.js';
 import { errorReply } from '../domain/feed/messages.js';
@@ -40,8 +41,12 @@ export interface RealtimeOptions {
   maxConnectionsPerAddress: number;
   /** Order-book snapshots (markets named by orderbook_delta subscribes) per second from one client address. */
   snapshotsPerSec: number;
-  /** Take the client address from the last X-Forwarded-For entry (behind a proxy). */
-  trustProxy: boolean;
+  /** How client addresses are told (see clientAddress). */
+  clients: ClientAddressing;
+  /** Upgrades per client address, taken before any token or signature is checked; none: not limited. */
+  upgradeBudget?: FixedWindows;
+  /** Command frames per client address, over all its connections; none: not limited. */
+  commandBudget?: FixedWindows;
   /** Checks KALSHI-ACCESS-* upgrade headers; without it they are not accepted (401). */
   apiKeys?: Pick<ApiKeyService, 'checkRsa' | 'firstUse'>;
   /** Metrics: a message was sent; a slow consumer was cut off. */
@@ -60,7 +65,7 @@ export const DEFAULT_REALTIME_OPTIONS: RealtimeOptions = {
   maxConnections: 10_000,
   maxConnectionsPerAddress: 50,
   snapshotsPerSec: 200,
-  trustProxy: false,
+  clients: DIRECT_CLIENTS,
 };
 
 export interface RealtimeServer {
@@ -120,6 +125,7 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
   };
 
   const onConnection = (ws: WebSocket, account: Account | undefined, token: string | undefined, apiKeyId: string | undefined, address: string) => {
+    const commandBudget = options.commandBudget;
     const client: Client = { ws, session: undefined as unknown as FeedSession, alive: true, closing: false, corked: false };
     const open = (perAddress.get(address) ?? 0) + 1;
     perAddress.set(address, open);
@@ -167,6 +173,11 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
     ws.on('message', (data: RawData) => {
       // binaryType 'nodebuffer' (the default): one Buffer per message, text or binary (read as UTF-8 JSON too).
       const buffer = data as Buffer;
+      const budget = commandBudget?.take(address, 1);
+      if (budget && !budget.allowed) {
+        client.session.send(errorReply(undefined, ErrorCode.commandRateLimited, `too many commands: the budget of ${budget.limit} commands of this address is spent; retry in ${budget.resetSecs} s`));
+        return;
+      }
       if (buffer.byteLength > options.maxCommandBytes) {
         client.session.tooLarge(options.maxCommandBytes);
         return;
@@ -194,11 +205,12 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
     return { account: check.principal.account, keyId: check.principal.keyId };
   };
 
-  const reject = (socket: Duplex, status: number, reason: string, code: string, message: string) => {
+  const reject = (socket: Duplex, status: number, reason: string, code: string, message: string, headers: Record<string, string> = {}) => {
     const body = JSON.stringify({ error: { code, message } });
     const challenge = status === 401 ? 'WWW-Authenticate: Bearer\r\n' : '';
+    const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
     socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\n${challenge}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${reason}\r\n${challenge}${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   };
 
@@ -206,6 +218,11 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
     socket.on('error', () => socket.destroy());
     const pathname = (request.url ?? '/').split('?')[0];
     if (pathname !== options.path) return reject(socket, 404, 'Not Found', 'not_found', `no WebSocket endpoint at ${pathname}; the feed is at ${options.path}`);
+    const address = clientAddress(request, options.clients);
+    const budget = options.upgradeBudget?.take(address, 1);
+    if (budget && !budget.allowed) {
+      return reject(socket, 429, 'Too Many Requests', 'rate_limited', `too many WebSocket upgrades: the budget of ${budget.limit} per window of this address is spent; retry in ${budget.resetSecs} s`, limitHeaders(budget));
+    }
     if (closing) return reject(socket, 503, 'Service Unavailable', 'unavailable', 'the server is shutting down');
     if (clients.size >= options.maxConnections) return reject(socket, 503, 'Service Unavailable', 'unavailable', 'too many real-time connections');
     const header = request.headers.authorization;
@@ -217,7 +234,7 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
     }
     const upgrade = (account: Account | undefined, apiKeyId?: string) => {
       if (closing || socket.destroyed) return socket.destroy();
-      wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, account, token, apiKeyId, clientAddress(request, options.trustProxy)));
+      wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, account, token, apiKeyId, address));
     };
     const failed = (error: unknown) => {
       logger.error({ err: error }, 'websocket authentication failed');
