@@ -40,7 +40,10 @@ export function budget(take: Budget): Step {
  * for, so one over budget costs none. The account's and the key's budgets are taken once it is verified.
  */
 export function signedBudget(take: Budget, session: AuthScheme, keys: readonly AuthScheme[]): Step {
-  return (call) => schemeOf(call, session, keys) === session || take(call.koa, call.route.limitClass, {});
+  return (call) => {
+    const scheme = schemeOf(call, session, keys);
+    return scheme === undefined || scheme === session || take(call.koa, call.route.limitClass, {});
+  };
 }
 
 /**
