@@ -16,11 +16,13 @@ import type { Logger } from '../logger.js';
  * `GET /ws`: the real-time feed's WebSocket endpoint on the service's own HTTP server (transport only:
  * commands and subscriptions are the feed's sessions, src/domain/feed/).
  *
- * - Upgrade: `Authorization: Bearer <token>` authenticates the connection (an invalid one is answered 401
- *   and never upgraded), or an RSA API key's KALSHI-ACCESS-* headers signed for `GET <path>` (401 when
+ * - Upgrade: taken first from the client address's upgrade budget (429 beyond), before any credential is
+ *   checked; then `Authorization: Bearer <token>` authenticates the connection (an invalid one is answered
+ *   401 and never upgraded), or an RSA API key's KALSHI-ACCESS-* headers signed for `GET <path>` (401 when
  *   refused, 403 without the `read` scope); without either only public channels can be subscribed (or an
  *   `auth` command later). A connection opened with a key is closed when the key is revoked.
- * - Frames: text, JSON; a command frame above `maxCommandBytes` is answered with an error and ignored;
+ * - Frames: text, JSON, each taken from the client address's command budget (beyond: an error, and the
+ *   frame is not run); a command frame above `maxCommandBytes` is answered with an error and ignored;
  *   frames above `maxFrameBytes` close the connection (1009).
  * - Ping every `pingIntervalMs` (10 s): a connection that did not answer the previous ping is dropped.
  * - Back-pressure: a connection whose unsent data passes `maxBufferedBytes` is sent an error and closed
@@ -125,7 +127,6 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
   };
 
   const onConnection = (ws: WebSocket, account: Account | undefined, token: string | undefined, apiKeyId: string | undefined, address: string) => {
-    const commandBudget = options.commandBudget;
     const client: Client = { ws, session: undefined as unknown as FeedSession, alive: true, closing: false, corked: false };
     const open = (perAddress.get(address) ?? 0) + 1;
     perAddress.set(address, open);
@@ -173,7 +174,7 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
     ws.on('message', (data: RawData) => {
       // binaryType 'nodebuffer' (the default): one Buffer per message, text or binary (read as UTF-8 JSON too).
       const buffer = data as Buffer;
-      const budget = commandBudget?.take(address, 1);
+      const budget = options.commandBudget?.take(address, 1);
       if (budget && !budget.allowed) {
         client.session.send(errorReply(undefined, ErrorCode.commandRateLimited, `too many commands: the budget of ${budget.limit} commands of this address is spent; retry in ${budget.resetSecs} s`));
         return;
