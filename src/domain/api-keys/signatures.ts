@@ -1,10 +1,12 @@
 import { constants, createHash, createHmac, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 
 /**
- * The two request-signing schemes bots use (README, "API keys"), as pure functions.
+ * The two request-signing schemes bots use (README, "API keys"), as pure functions. Each signature has one
+ * accepted spelling, so that a replay cannot pass for a new signature.
  *
- * - RSA (Kalshi's convention): `KALSHI-ACCESS-SIGNATURE` = base64 of RSA-PSS with SHA-256 (MGF1 SHA-256)
- *   over `<KALSHI-ACCESS-TIMESTAMP, ms><METHOD><path>`, the path as sent without its query string.
+ * - RSA (Kalshi's convention): `KALSHI-ACCESS-SIGNATURE` = standard base64, padded, of RSA-PSS with SHA-256
+ *   (MGF1 SHA-256) over `<KALSHI-ACCESS-TIMESTAMP, ms><METHOD><path>`, the path as sent without its query
+ *   string. Neither the body nor the query is signed.
  * - HMAC (Polymarket's order-book L2 convention): `POLY_SIGNATURE` = URL-safe base64 (`+` -> `-`,
  *   `/` -> `_`, padding kept) of HMAC-SHA256, keyed with the base64-decoded secret, over
  *   `<POLY_TIMESTAMP, s><METHOD><requestPath><body>`, the body exactly as sent (nothing when there is none).
