@@ -3,12 +3,15 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3 } from 'openapi-types';
 import { expandAliases } from './aliases.js';
 import { applyApiKeySecurity } from './api-key-security.js';
+import { joinDescriptions } from './descriptions.js';
+import { applySharedResponses } from './shared-responses.js';
 
 /**
  * Bundles the split source into one document: every file referenced from a path lands under the root
  * `components` (Dredd and most generators want one self-contained file with named components), and every
  * `x-aliases` is expanded (see aliases.ts), after every `x-api-key-scope` has been given the security of the
- * session token and the two signature schemes (api-key-security.ts).
+ * session token and the two signature schemes (api-key-security.ts), every operation the shared refusals
+ * it can answer (shared-responses.ts) and the shared prose it names (descriptions.ts).
  */
 export async function bundleDocument(rootFile: string): Promise<OpenAPIV3.Document> {
   const config = await loadConfig({});
@@ -19,8 +22,16 @@ export async function bundleDocument(rootFile: string): Promise<OpenAPIV3.Docume
   }
   const doc = result.bundle.parsed as OpenAPIV3.Document;
   applyApiKeySecurity(doc);
-  const aliasProblems = expandAliases(doc);
-  if (aliasProblems.length > 0) throw new Error(`the aliases of ${rootFile} cannot be expanded:\n${aliasProblems.map((p) => `- ${p}`).join('\n')}`);
+  // Aliases last: they copy what the steps before give their originals.
+  const steps: Array<[string, (doc: OpenAPIV3.Document) => string[]]> = [
+    ['the shared responses cannot be added', applySharedResponses],
+    ['the shared descriptions cannot be joined', joinDescriptions],
+    ['the aliases cannot be expanded', expandAliases],
+  ];
+  for (const [failure, step] of steps) {
+    const found = step(doc);
+    if (found.length > 0) throw new Error(`${rootFile}: ${failure}:\n${found.map((p) => `- ${p}`).join('\n')}`);
+  }
   return doc;
 }
 

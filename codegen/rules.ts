@@ -28,7 +28,7 @@ export function findContractProblems(doc: OpenAPIV3.Document): string[] {
       problems.push(`${where}: operationId '${op.operationId}' is not verbNoun (verbs: ${VERBS.join(', ')})`);
     }
     if (!op.operation.summary) problems.push(`${where}: has no summary`);
-    problems.push(...abuseResponseProblems(op, where));
+    problems.push(...rateLimitProblems(op, where));
     problems.push(...rateLimitCountProblems(doc, op, where));
     problems.push(...apiKeyProblems(doc, op, where));
     for (const [status, raw] of Object.entries(op.operation.responses ?? {})) {
@@ -94,31 +94,11 @@ function apiKeyProblems(doc: OpenAPIV3.Document, op: ReturnType<typeof listOpera
 
 const RATE_LIMIT_CLASSES = ['public-reads', 'private-reads', 'order-writes', 'login', 'registration'];
 
-/**
- * The refusals every operation can answer, each documented through the one shared response component:
- * 429 (its budget, named by `x-rate-limit`) and 431 everywhere; 408, 413 and 415 where a body is read;
- * 400 wherever a parameter or body can carry text the database cannot store.
- */
-function abuseResponseProblems(op: ReturnType<typeof listOperations>[number], where: string): string[] {
-  const problems: string[] = [];
+/** Every operation draws on one request budget, named by `x-rate-limit` (its 429 is added at bundling). */
+function rateLimitProblems(op: ReturnType<typeof listOperations>[number], where: string): string[] {
   const limit = (op.operation as Record<string, unknown>)['x-rate-limit'];
-  if (typeof limit !== 'string' || !RATE_LIMIT_CLASSES.includes(limit)) {
-    problems.push(`${where}: x-rate-limit must name its request budget (${RATE_LIMIT_CLASSES.join(', ')})`);
-  }
-  const responses = (op.operation.responses ?? {}) as Record<string, OpenAPIV3.ReferenceObject | OpenAPIV3.ResponseObject>;
-  const wanted: Array<[string, string]> = [
-    ['429', 'TooManyRequests'],
-    ['431', 'HeaderFieldsTooLarge'],
-  ];
-  if (op.operation.requestBody) wanted.push(['408', 'RequestTimeout'], ['413', 'PayloadTooLarge'], ['415', 'UnsupportedMediaType']);
-  const parameters = [...(op.pathItem.parameters ?? []), ...(op.operation.parameters ?? [])];
-  if (op.operation.requestBody || parameters.length > 0) wanted.push(['400', 'BadRequest']);
-  for (const [status, component] of wanted) {
-    const response = responses[status];
-    const ref = `#/components/responses/${component}`;
-    if (!response || !('$ref' in response) || response.$ref !== ref) problems.push(`${where}: response ${status} must be $ref '${ref}'`);
-  }
-  return problems;
+  if (typeof limit === 'string' && RATE_LIMIT_CLASSES.includes(limit)) return [];
+  return [`${where}: x-rate-limit must name its request budget (${RATE_LIMIT_CLASSES.join(', ')})`];
 }
 
 /**

@@ -22,7 +22,8 @@ describe('loadAbuseConfig', () => {
       keyGeneration: { points: 5, durationSecs: 60 },
       processes: 1,
       login: { freeFailures: 5, backoffBaseMs: 1000, backoffMaxSecs: 900 },
-      passwordHashing: { concurrency: 1, queue: 0 },
+      // by core count: half the cores hashing, twelve waiting places a core (at least two counted)
+      passwordHashing: { concurrency: Math.max(1, Math.floor(availableParallelism() / 2)), queue: 12 * Math.max(2, availableParallelism()) },
       requestBodyTimeoutMs: 30_000,
       realtime: {
         maxConnectionsPerAddress: 50,
@@ -97,6 +98,8 @@ describe('loadAbuseConfig', () => {
     [{ RATE_LIMIT_REGISTRATION: '-1/60' }, 'RATE_LIMIT_REGISTRATION must be <requests>/<seconds>'],
     [{ LOGIN_FREE_FAILURES: '0' }, 'LOGIN_FREE_FAILURES must be a whole number'],
     [{ PASSWORD_HASH_CONCURRENCY: 'x' }, 'PASSWORD_HASH_CONCURRENCY must be a whole number'],
+    [{ PASSWORD_HASH_CONCURRENCY: '0' }, 'PASSWORD_HASH_CONCURRENCY must be a whole number from 1 to 64'],
+    [{ PASSWORD_HASH_QUEUE: '-1' }, 'PASSWORD_HASH_QUEUE must be a whole number from 0 to 100000'],
     [{ REQUEST_BODY_TIMEOUT_MS: '5' }, 'REQUEST_BODY_TIMEOUT_MS must be a whole number'],
     [{ WS_SNAPSHOTS_PER_SEC: '0' }, 'WS_SNAPSHOTS_PER_SEC must be a whole number'],
   ])('refuses %j (through loadConfig too)', (env, message) => {

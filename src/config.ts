@@ -403,6 +403,13 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be on or off, got '${env[name]}'`);
 }
 
+/**
+ * Sign-ins and registrations waiting for a hashing slot, per core (counting at least two): room for a burst
+ * of two dozen registrations from one address on a small machine, served in turn (a hash takes about 0.1 s
+ * of a core).
+ */
+const HASH_QUEUE_PER_CORE = 12;
+
 export function loadAbuseConfig(env: Env, processes = 1): AbuseConfig {
   const budgets = Object.fromEntries(RATE_LIMIT_CLASSES.map((c) => [c, budget(env, ...BUDGET_SETTINGS[c])])) as Record<RateLimitClass, RateBudget>;
   const keyBudgets = Object.fromEntries(KEY_RATE_LIMIT_CLASSES.map((c) => [c, budget(env, ...KEY_BUDGET_SETTINGS[c])])) as Record<KeyRateLimitClass, RateBudget>;
@@ -419,8 +426,8 @@ export function loadAbuseConfig(env: Env, processes = 1): AbuseConfig {
       backoffMaxSecs: integer(env, 'LOGIN_BACKOFF_MAX_SECS', 900, 1, 86_400),
     },
     passwordHashing: {
-      concurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', 1, 1, 64),
-      queue: integer(env, 'PASSWORD_HASH_QUEUE', 0, 0, 100_000),
+      concurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', Math.max(1, Math.floor(availableParallelism() / 2)), 1, 64),
+      queue: integer(env, 'PASSWORD_HASH_QUEUE', HASH_QUEUE_PER_CORE * Math.max(2, availableParallelism()), 0, 100_000),
     },
     requestBodyTimeoutMs: integer(env, 'REQUEST_BODY_TIMEOUT_MS', 30_000, 100, 600_000),
     realtime: {

@@ -33,6 +33,8 @@ async function runAlone(config: Config, logger: Logger): Promise<void> {
   listeningLine(logger, service.url);
   readyLine(logger, service);
   stopOnSignals(logger, () => service.stop());
+  // A process manager restarts the whole service, which starts its database afresh.
+  void service.databaseLost.then(() => service.stop().finally(() => process.exit(1)));
 }
 
 async function runWorker(config: Config, logger: Logger): Promise<void> {
@@ -44,7 +46,8 @@ async function runWorker(config: Config, logger: Logger): Promise<void> {
 }
 
 async function runPrimary(config: Config, logger: Logger): Promise<void> {
-  const { databaseUrl, embedded } = await startDatabase(config, logger);
+  let stopAll: (() => Promise<void>) | undefined;
+  const { databaseUrl, embedded } = await startDatabase(config, logger, () => void (stopAll?.() ?? Promise.resolve()).finally(() => process.exit(1)));
   let encryptionKey: Buffer | undefined;
   try {
     const db = createDb(databaseUrl, PREPARATION_POOL_SIZE);
@@ -71,7 +74,7 @@ async function runPrimary(config: Config, logger: Logger): Promise<void> {
       void workers.stop().then(() => embedded?.stop()).finally(() => process.exit(1));
     },
   });
-  const stopAll = async () => {
+  stopAll = async () => {
     await workers.stop();
     metricsListener?.server.close();
     await embedded?.stop();

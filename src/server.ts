@@ -54,6 +54,11 @@ export interface RunningService {
    * stop began first. Never resolves if the index is never read (the database refusing every attempt).
    */
   ready: Promise<void>;
+  /**
+   * Resolves if the embedded database stopped and could not be started again (`/livez` answers 503 from
+   * then on): the process must stop and exit non-zero. Never resolves with `DATABASE_URL`.
+   */
+  databaseLost: Promise<Error>;
   /** Stops accepting, closes the feed's connections, finishes in-flight requests, closes the pool, stops the embedded database. */
   stop(): Promise<void>;
 }
@@ -71,8 +76,11 @@ export interface ServiceOptions {
 /** Metrics are collected only when something can read them: METRICS_PORT or METRICS_TOKEN. */
 export const metricsWanted = (config: Config) => config.observability.metricsPort !== undefined || config.observability.metricsToken !== undefined;
 
-/** The database the service uses: `DATABASE_URL`, or the embedded PostgreSQL of `DATA_DIR`, started here. */
-export async function startDatabase(config: Config, logger: Logger): Promise<{ databaseUrl: string; embedded?: EmbeddedDatabase }> {
+/**
+ * The database the service uses: `DATABASE_URL`, or the embedded PostgreSQL of `DATA_DIR`, started here and
+ * started again if it stops on its own; `onLost` is told when that fails (the process must then exit).
+ */
+export async function startDatabase(config: Config, logger: Logger, onLost: (error: Error) => void = () => undefined): Promise<{ databaseUrl: string; embedded?: EmbeddedDatabase }> {
   if (config.databaseUrl) {
     await checkConnection(config.databaseUrl);
     return { databaseUrl: config.databaseUrl };
@@ -83,6 +91,11 @@ export async function startDatabase(config: Config, logger: Logger): Promise<{ d
     stageDir: config.embeddedPgDir,
     onLog: (line) => logger.debug({ postgres: line }),
     onNotice: (message) => logger.warn(message),
+    onRestarted: () => logger.warn('the embedded PostgreSQL is running again'),
+    onLost: (error) => {
+      logger.fatal({ err: error }, 'the embedded PostgreSQL is gone: stopping (exit code 1)');
+      onLost(error);
+    },
   });
   if (!embedded.clusterDir.startsWith(path.resolve(config.dataDir))) logger.info({ clusterDir: embedded.clusterDir }, 'embedded PostgreSQL cluster kept outside DATA_DIR');
   return { databaseUrl: embedded.url, embedded };
@@ -102,7 +115,9 @@ export async function prepareDatabase(db: Db, config: Config, logger: Logger): P
 
 /** Everything `npm start` does, as a function: tests and benchmarks start the same service. */
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
-  const { databaseUrl, embedded } = await startDatabase(config, logger);
+  let lost!: (error: Error) => void;
+  const databaseLost = new Promise<Error>((resolve) => (lost = resolve));
+  const { databaseUrl, embedded } = await startDatabase(config, logger, lost);
   const pools = createPools(databaseUrl);
   const { db } = pools;
   const metrics = metricsWanted(config) ? new ServiceMetrics() : undefined;
@@ -123,6 +138,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       onBackgroundError: (error, context) => logger.error({ err: error }, `${context} failed`),
       tradingActivity: metrics,
     });
+    void databaseLost.then(() => services.system.markDatabaseLost());
     await services.accounts.start(databaseUrl);
     accountsStarted = services.accounts;
     services.apiKeys.start();
@@ -220,7 +236,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       return stopping;
     };
     const ready = services.searchIndex.loaded.then(() => services.system.markReady());
-    return { server, url, db, pools, services, realtime, metrics, metricsUrl: metricsListener?.url, ready, stop };
+    return { server, url, db, pools, services, realtime, metrics, metricsUrl: metricsListener?.url, ready, databaseLost, stop };
   } catch (error) {
     await feedStarted?.stop();
     await accountsStarted?.stop();

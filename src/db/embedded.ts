@@ -42,8 +42,12 @@ export interface EmbeddedOptions {
   port?: number;
   /** PostgreSQL's own output. */
   onLog?: (line: string) => void;
-  /** What the start did beyond the usual (a left-over server stopped). */
+  /** What the start did beyond the usual (a left-over server stopped), and a server that stopped on its own. */
   onNotice?: (message: string) => void;
+  /** The server stopped on its own (killed, crashed) and was started again: it recovered from the crash. */
+  onRestarted?: () => void;
+  /** The server stopped on its own and every attempt at starting it again failed: the database is gone. */
+  onLost?: (error: EmbeddedDatabaseError) => void;
 }
 
 export const DEFAULT_STAGE_DIR = '/var/lib/dots-exchange';
@@ -53,6 +57,14 @@ const LEGACY_PASSWORD = 'dots-embedded';
 const READY_LINE = 'database system is ready to accept connections';
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 10_000;
+/**
+ * A server that stops on its own is started again (PostgreSQL's crash recovery replays its WAL: nothing
+ * committed is lost) up to this many times, waiting 250 ms before the first attempt and twice as long
+ * before each next (about 16 s in all): a new postmaster refuses to start while backends of the dead one
+ * still hold its shared memory, which they leave within moments.
+ */
+const RESTART_ATTEMPTS = 6;
+const RESTART_FIRST_DELAY_MS = 250;
 
 interface OsUser {
   uid: number;
@@ -362,6 +374,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     }
   }
   const server = child;
+  const restart = () => spawnServer(binDir, clusterDir, port, user, onLog);
   await writePrivateFile(serviceFile, JSON.stringify({ pid: process.pid, port } satisfies ServiceRecord));
   const url = (secret: string) => `postgres://${SUPERUSER}:${encodeURIComponent(secret)}@127.0.0.1:${port}/postgres`;
 
@@ -373,17 +386,53 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     await client.query(`alter role ${SUPERUSER} password '${fresh}'`);
     await client.end();
     await writePrivateFile(path.join(dataDir, 'postgres-password'), `${fresh}\n`);
-    return stopping({ url: url(fresh), clusterDir }, server, serviceFile);
+    return supervised({ url: url(fresh), clusterDir }, server, restart, serviceFile, options);
   }
-  return stopping({ url: url(password), clusterDir }, server, serviceFile);
+  return supervised({ url: url(password), clusterDir }, server, restart, serviceFile, options);
 }
 
-function stopping(database: Omit<EmbeddedDatabase, 'stop'>, server: ChildProcess, serviceFile: string): EmbeddedDatabase {
+/**
+ * The running database, watched until `stop`: a server that stops on its own is started again on the same
+ * port (RESTART_ATTEMPTS), else `onLost` is told.
+ */
+function supervised(
+  database: Omit<EmbeddedDatabase, 'stop'>,
+  first: ChildProcess,
+  restart: () => Promise<ChildProcess>,
+  serviceFile: string,
+  options: EmbeddedOptions,
+): EmbeddedDatabase {
+  let server = first;
   let stopped: Promise<void> | undefined;
+  let restarting: Promise<void> | undefined;
+  const startAgain = async () => {
+    let cause = '';
+    for (let attempt = 1; attempt <= RESTART_ATTEMPTS; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, RESTART_FIRST_DELAY_MS * 2 ** (attempt - 1)));
+      if (stopped) return;
+      try {
+        server = await restart();
+        watch(server);
+        options.onRestarted?.();
+        return;
+      } catch (error) {
+        cause = (error as Error).message;
+      }
+    }
+    if (!stopped) options.onLost?.(new EmbeddedDatabaseError(`the embedded PostgreSQL stopped and could not be started again (${RESTART_ATTEMPTS} attempts; last: ${cause})`));
+  };
+  const watch = (child: ChildProcess) =>
+    child.once('exit', (code, signal) => {
+      if (stopped) return;
+      options.onNotice?.(`the embedded PostgreSQL stopped on its own (${signal ?? `exit code ${code}`}): starting it again`);
+      restarting = startAgain();
+    });
+  watch(first);
   return {
     ...database,
     stop: () =>
       (stopped ??= (async () => {
+        await restarting;
         await stopServer(server);
         await rm(serviceFile, { force: true });
       })()),

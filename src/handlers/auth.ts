@@ -11,8 +11,8 @@ export const presentUser = (account: Account): components['schemas']['User'] => 
   role: account.role,
 });
 
-export const registerAccount: Handler<'registerAccount'> = async ({ body }, { services }) => {
-  const { token, account } = await services.accounts.register(body);
+export const registerAccount: Handler<'registerAccount'> = async ({ body, clientAddress }, { services }) => {
+  const { token, account } = await services.accounts.register(body, clientAddress);
   return { status: 201, body: { token, user: presentUser(account) } };
 };
 
@@ -32,7 +32,7 @@ export const logoutAccount: Handler<'logoutAccount'> = async ({ token }, { servi
 };
 
 /** Same answer as loginAccount, for a proof of sign-in at the configured OpenID Connect provider. */
-export const loginWithOidc: Handler<'loginWithOidc'> = async ({ body }, { services }) => {
-  const { token, account } = await services.accounts.signInWithProvider(body);
+export const loginWithOidc: Handler<'loginWithOidc'> = async ({ body, clientAddress }, { services }) => {
+  const { token, account } = await services.accounts.signInWithProvider(body, clientAddress);
   return { status: 200, body: { token, user: presentUser(account) } };
 };

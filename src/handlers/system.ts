@@ -8,7 +8,10 @@ export const getHealth: Handler<'getHealth'> = async (_request, { services }) =>
 /** Health answers are never cached: each probe must reach the process. */
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
-export const getLiveness: Handler<'getLiveness'> = async () => ({ status: 200, body: { status: 'ok' }, headers: NO_STORE });
+export const getLiveness: Handler<'getLiveness'> = async (_request, { services }) =>
+  services.system.live
+    ? { status: 200, body: { status: 'ok' }, headers: NO_STORE }
+    : { status: 503, body: { error: { code: 'unavailable', message: 'the embedded database is gone and could not be started again' } }, headers: NO_STORE };
 
 export const getReadiness: Handler<'getReadiness'> = async (_request, { services }) => {
   const readiness = await services.system.readiness();

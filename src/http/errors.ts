@@ -58,6 +58,29 @@ function fromHttpError(error: { status?: number; type?: string; message?: string
   return undefined;
 }
 
+/** Seconds a client is told to wait when the database cannot be reached (an embedded one restarts within seconds). */
+const DATABASE_RETRY_AFTER_SECS = 5;
+/** Node's codes for a connection that could not be made or was cut. */
+const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** PostgreSQL's SQLSTATEs of a server shutting down, crashed or starting (class 08: connection exceptions). */
+const SERVER_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300']);
+/** pg's and Knex's messages for a connection lost, refused or never obtained. */
+const LOST_CONNECTION = /^(Connection terminated|Client has encountered a connection error|Timeout acquiring a connection|connect ECONNREFUSED)/;
+
+/**
+ * Whether the database could not be reached (refused, cut, shutting down or recovering, no connection to be
+ * had): the request is then answered 503 with Retry-After, not 500; the operation may be tried again.
+ */
+export function isDatabaseUnreachable(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && (CONNECTION_ERRORS.has(code) || SERVER_UNAVAILABLE.has(code) || code.startsWith('08'))) return true;
+    if (current.name === 'KnexTimeoutError' || LOST_CONNECTION.test(current.message)) return true;
+    if (current instanceof AggregateError && current.errors.some(isDatabaseUnreachable)) return true;
+  }
+  return false;
+}
+
 /** Turns anything thrown below into the error envelope; unexpected errors are logged and answered 500. */
 export function presentError(ctx: Context, error: unknown): 'expected' | 'unexpected' {
   if (error instanceof DomainError) {
@@ -73,6 +96,11 @@ export function presentError(ctx: Context, error: unknown): 'expected' | 'unexpe
   const mapped = error && typeof error === 'object' ? fromHttpError(error as never) : undefined;
   if (mapped) {
     sendError(ctx, mapped[0], mapped[1]);
+    return 'expected';
+  }
+  if (isDatabaseUnreachable(error)) {
+    ctx.set('Retry-After', String(DATABASE_RETRY_AFTER_SECS));
+    sendError(ctx, 'unavailable', 'the database cannot be reached: try again later');
     return 'expected';
   }
   sendError(ctx, 'internal', 'internal error');

@@ -1,13 +1,15 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadAbuseConfig } from '../../src/config.js';
 import { describeLatency, p99, stallBound } from '../support/latency.js';
 import { ContractChecker } from '../support/contract.js';
 import { TestService } from '../support/service.js';
 
 /**
  * Sign-in under attack: failed attempts back off exponentially (and the back-off ends), and a burst of bad
- * sign-ins neither slows other requests nor keeps a valid sign-in waiting (the hashing queue refuses at once).
+ * sign-ins from one address neither slows other requests nor keeps a valid sign-in from that address waiting
+ * (the hashing queue refuses it at once once the address holds every place).
  */
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -53,7 +55,7 @@ describe('failed sign-ins', () => {
 describe('a burst of bad sign-ins', () => {
   let api: TestService;
   beforeAll(async () => {
-    // The default hashing queue (one at once, none waiting); budgets out of the way, so that the queue is what holds.
+    // The default hashing queue (by core count); budgets out of the way, so that the queue is what holds.
     api = await TestService.start({ RATE_LIMITS: 'off', PASSWORD_HASH_QUEUE: '', PASSWORD_HASH_CONCURRENCY: '', ADMIN_EMAIL: 'ops@example.com', ADMIN_PASSWORD: 'ops-password' });
     const admin = (await api.post('/api/auth/login', { email: 'ops@example.com', password: 'ops-password' })).body.token;
     expect((await api.post('/api/admin/series', { ticker: 'BURST', title: 'Burst', category: 'economics', frequency: 'daily' }, { token: admin })).status).toBe(201);
@@ -102,8 +104,9 @@ describe('a burst of bad sign-ins', () => {
     }
     const statuses = answers.map((a) => a.status);
     expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
-    // one hashing at a time, none waiting: most refused at once
-    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(80);
+    // one address may hold every hashing place (running and waiting), no more: the rest refused at once
+    const { concurrency, queue } = loadAbuseConfig({}).passwordHashing;
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(100 - concurrency - queue);
     expect(answers.find((a) => a.status === 429)!.retryAfter).toBe('1');
     // within 1 s; on a machine so loaded that one sign-in alone takes longer, within 1.5 times that
     console.log(`valid sign-in during the burst: ${valid.status} in ${validMs.toFixed(0)} ms (alone: ${aloneMs.toFixed(0)} ms)`);

@@ -27,12 +27,12 @@ async function counts(service: TestService = api): Promise<{ users: number; iden
 }
 
 /** A token signed with the provider's current key (or `key`), carrying the claims of a valid ID token unless overridden. */
-async function craft(claims: JWTPayload, options: { key?: CryptoKey; kid?: string; alg?: string } = {}): Promise<string> {
+async function craft(claims: JWTPayload, options: { key?: CryptoKey; kid?: string; alg?: string; typ?: string } = {}): Promise<string> {
   const current = provider.keys[0]!;
   const key = options.key ?? ((await importJWK(current.jwk, 'RS256')) as CryptoKey);
   const now = Math.floor(Date.now() / 1000);
   const payload = { iss: provider.issuer, aud: CLIENT_ID, sub: newUser(), email_verified: true, iat: now, exp: now + 300, ...claims };
-  return new SignJWT(payload).setProtectedHeader({ alg: options.alg ?? 'RS256', kid: options.kid ?? current.kid }).sign(key);
+  return new SignJWT(payload).setProtectedHeader({ alg: options.alg ?? 'RS256', kid: options.kid ?? current.kid, ...(options.typ && { typ: options.typ }) }).sign(key);
 }
 
 beforeAll(async () => {
@@ -103,8 +103,10 @@ describe('a code flow at the provider', () => {
 
   it('creates one account when first sign-ins of one sub race', async () => {
     const before = await counts();
-    const idToken = await craft({ email: 'racer@idp.example' });
-    const responses = await Promise.all(Array.from({ length: 6 }, () => api.post(EXCHANGE, { id_token: idToken })));
+    const sub = newUser();
+    // six ID tokens of one sub (a token without a nonce is accepted once)
+    const idTokens = await Promise.all(Array.from({ length: 6 }, (_, i) => craft({ sub, email: 'racer@idp.example', jti: `race-${i}` })));
+    const responses = await Promise.all(idTokens.map((idToken) => api.post(EXCHANGE, { id_token: idToken })));
     expect(responses.map((r) => r.status)).toEqual(Array(6).fill(200));
     expect(new Set(responses.map((r) => r.body.user.id)).size).toBe(1);
     expect(await counts()).toEqual({ users: before.users + 1, identities: before.identities + 1, ledger: before.ledger + 1 });
@@ -129,16 +131,65 @@ describe('a code flow at the provider', () => {
   });
 });
 
-describe('linking a password account', () => {
-  it('links it when the provider verified the same email, and signs in to it from then on', async () => {
-    const registered = await api.register({ email: 'Linked.Person@example.com' });
-    const sub = newUser({ email: 'linked.person@EXAMPLE.com' });
+describe('linking an existing account', () => {
+  /** An account registered with a password, its session token and an API key. */
+  async function registeredWithKey(email: string) {
+    const registered = await api.register({ email, password: 'the-registrants-password' });
+    const key = await api.post('/api/portfolio/api-keys', { name: 'bot', kind: 'rsa', scopes: ['read'] }, { token: registered.token });
+    expect(key.status).toBe(201);
+    return registered;
+  }
+  const keysOf = async (userId: string) => Number((await api.db('api_keys').where({ user_id: userId }).count<{ count: string }[]>('* as count'))[0]!.count);
+
+  it('refuses to link on the email alone (a pre-registered account): the registrant keeps no way into the identity, the owner gets 409', async () => {
+    // someone registers the victim's email with a password of their own, and makes a key
+    const attacker = await registeredWithKey('Victim.Person@example.com');
+    const sub = newUser({ email: 'victim.person@EXAMPLE.com' });
+    const before = await counts();
     const response = await api.post(EXCHANGE, { id_token: (await provider.idToken(sub)).idToken });
+    expect(response.status).toBe(409);
+    expect(response.body.error.code).toBe('conflict');
+    expect(response.body.error.message).toMatch(/send its password as link_password/);
+    expect(await counts()).toEqual(before);
+    expect(await api.db('identities').where({ user_id: attacker.user.id }).first()).toBeUndefined();
+    // a later sign-in of the same sub is refused the same way: nothing of the victim's reaches that account
+    expect((await api.post(EXCHANGE, { id_token: (await provider.idToken(sub)).idToken })).status).toBe(409);
+  });
+
+  it("never links the operator's account on an ID token naming its email", async () => {
+    const service = await TestService.start({ OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: CLIENT_ID, ADMIN_EMAIL: 'ops@dots.example', ADMIN_PASSWORD: 'ops-password' }, api.databaseUrl);
+    try {
+      const response = await service.post(EXCHANGE, { id_token: await craft({ email: 'OPS@dots.example' }) });
+      expect(response.status).toBe(409);
+      const admin = await service.db('users').where({ email: 'ops@dots.example' }).first('id', 'role');
+      expect(admin.role).toBe('ADMIN');
+      expect(await service.db('identities').where({ user_id: admin.id }).first()).toBeUndefined();
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('links with the account\'s password (link_password), revoking its other sessions and API keys', async () => {
+    const owner = await registeredWithKey('Linked.Person@example.com');
+    expect(await keysOf(owner.user.id)).toBe(1);
+    const sub = newUser({ email: 'linked.person@EXAMPLE.com' });
+
+    const wrong = await api.post(EXCHANGE, { id_token: await craft({ sub, email: 'linked.person@EXAMPLE.com' }), link_password: 'not-the-password' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toEqual({ code: 'unauthorized', message: 'email or password is incorrect' });
+    expect(await api.db('identities').where({ subject: sub }).first()).toBeUndefined();
+
+    const response = await api.post(EXCHANGE, { id_token: (await provider.idToken(sub)).idToken, link_password: 'the-registrants-password' });
     expect(response.status).toBe(200);
-    expect(response.body.user).toEqual(registered.user);
-    expect(await api.db('ledger_entries').where({ user_id: registered.user.id }).count<{ count: string }[]>('* as count')).toEqual([{ count: '1' }]);
-    // The password still works.
-    expect((await api.post('/api/auth/login', { email: 'Linked.Person@example.com', password: 'correct-horse-battery' })).status).toBe(200);
+    expect(response.body.user).toEqual(owner.user);
+    expect(await api.db('ledger_entries').where({ user_id: owner.user.id }).count<{ count: string }[]>('* as count')).toEqual([{ count: '1' }]);
+    // whoever held the account before must sign in again; the new token works
+    expect((await api.get('/api/auth/me', { token: owner.token })).status).toBe(401);
+    expect(await keysOf(owner.user.id)).toBe(0);
+    expect((await api.get('/api/auth/me', { token: response.body.token })).status).toBe(200);
+    // the password still works, and the sub signs in to the account from now on without one
+    expect((await api.post('/api/auth/login', { email: 'Linked.Person@example.com', password: 'the-registrants-password' })).status).toBe(200);
+    expect((await api.post(EXCHANGE, { id_token: (await provider.idToken(sub)).idToken })).body.user.id).toBe(owner.user.id);
   });
 
   it('refuses an email the provider did not verify (422), creating and linking nothing', async () => {
@@ -184,6 +235,10 @@ describe('bad tokens', () => {
     ['a token whose signature was tampered with', async () => `${(await craft({})).slice(0, -4)}AAAA`, 'its signature does not verify'],
     ['something that is not a JWT', async () => 'not-a-jwt', 'it is not a well-formed signed JWT'],
     ['a token whose sub is not a string', () => craft({ sub: ['a', 'b'] as never }), "its 'sub' claim is not an identifier"],
+    ['an access token (typ at+jwt)', () => craft({ email: 'at@idp.example' }, { typ: 'at+jwt' }), 'it is not an ID token (typ at+jwt)'],
+    ['a token issued to another party (azp) with one audience', () => craft({ email: 'azp@idp.example', azp: 'another-client' }), 'it was issued to another party (azp)'],
+    ['a token issued a year ago (still unexpired)', () => craft({ email: 'old@idp.example', iat: Math.floor(Date.now() / 1000) - 365 * 86400 }), 'it was issued more than 600 s ago'],
+    ['a token issued in the future', () => craft({ email: 'future@idp.example', iat: Math.floor(Date.now() / 1000) + 3600 }), 'it was issued in the future'],
   ])('refuses %s with 401 and creates nothing', async (_, make, message) => {
     const idToken = await make();
     const before = await counts();
@@ -191,6 +246,19 @@ describe('bad tokens', () => {
     expect(response.status).toBe(401);
     expect(response.body.error).toEqual({ code: 'unauthorized', message: `the ID token is not accepted: ${message}` });
     expect(await counts()).toEqual(before);
+  });
+
+  it('accepts an ID token sent without a nonce once: its copy is refused', async () => {
+    const idToken = await craft({ email: 'once@idp.example' });
+    const first = await api.post(EXCHANGE, { id_token: idToken });
+    expect(first.status).toBe(200);
+    const before = await counts();
+    const again = await api.post(EXCHANGE, { id_token: idToken });
+    expect(again.status).toBe(401);
+    expect(again.body.error.message).toBe('the ID token is not accepted: it was used before (without a nonce, an ID token is accepted once)');
+    expect(await counts()).toEqual(before);
+    // with a typ of JWT, as most providers write it, a fresh token is accepted
+    expect((await api.post(EXCHANGE, { id_token: await craft({ email: 'typed@idp.example' }, { typ: 'JWT' }) })).status).toBe(200);
   });
 
   it('refuses a token whose nonce differs from the one sent', async () => {

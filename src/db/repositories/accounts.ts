@@ -75,6 +75,12 @@ export async function revokeSession(db: Queryable, tokenHash: Buffer): Promise<b
   return count > 0;
 }
 
+/** Revokes every live session of the account and deletes its API keys (their triggers announce both). */
+export async function revokeCredentials(db: Queryable, userId: string): Promise<void> {
+  await db('sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+  await db('api_keys').where({ user_id: userId }).delete();
+}
+
 /** Newest first; `after` is the (created_at, id) of the last row of the previous page. */
 export async function listUsersWithBalances(
   db: Queryable,

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type * as Client from 'openid-client';
 import type { OidcConfig } from '../../config.js';
 import { invalid, unauthorized, unavailable } from '../errors.js';
@@ -14,13 +16,23 @@ export interface ProviderIdentity {
   preferredUsername: string | undefined;
 }
 
-/** What the app sends after signing in at the provider: its ID token, or the code of a code flow with PKCE. */
-export type ProviderProof =
-  | { id_token: string; nonce?: string }
-  | { code: string; code_verifier: string; redirect_uri: string; nonce?: string };
+/**
+ * What the app sends after signing in at the provider: its ID token, or the code of a code flow with PKCE;
+ * with the password of an existing account with the same email when it asks to link it.
+ */
+export type ProviderProof = ({ id_token: string; nonce?: string } | { code: string; code_verifier: string; redirect_uri: string; nonce?: string }) & {
+  link_password?: string;
+};
 
 /** Leeway for clocks that differ between the provider and this service. */
 const CLOCK_TOLERANCE_SECS = 30;
+/**
+ * An ID token is exchanged right after the sign-in at the provider: one issued (`iat`) longer ago than
+ * this is refused, whatever its expiry; so is one issued in the future (beyond the clock leeway).
+ */
+const ID_TOKEN_MAX_AGE_SECS = 600;
+/** `typ` header values of an ID token (compared without case or an `application/` prefix); absent is accepted too. */
+const ID_TOKEN_TYPES = new Set(['jwt', 'id_token+jwt']);
 /** Cached keys are fetched again after this long even if no unknown key was seen. */
 const JWKS_MAX_AGE_MS = 10 * 60_000;
 
@@ -55,6 +67,11 @@ export class OidcProvider {
   #discovered: Promise<Discovered> | undefined;
   #failedAt = -Infinity;
   readonly #secret: Uint8Array | undefined;
+  /**
+   * ID tokens sent without a nonce and accepted, by SHA-256, until they are too old to be accepted anyway:
+   * each is accepted once (in this process).
+   */
+  readonly #used = new RateLimiterMemory({ points: 1, duration: ID_TOKEN_MAX_AGE_SECS + 2 * CLOCK_TOLERANCE_SECS, keyPrefix: 'oidc-id-tokens' });
 
   constructor(readonly config: OidcConfig) {
     this.#secret = config.clientSecret === undefined ? undefined : new TextEncoder().encode(config.clientSecret);
@@ -62,7 +79,18 @@ export class OidcProvider {
 
   /** Checks the proof and answers who signed in: 401 for a proof that fails a check, 503 when the provider cannot be reached. */
   async identify(proof: ProviderProof): Promise<ProviderIdentity> {
-    if ('id_token' in proof) return this.#verify(proof.id_token, proof.nonce);
+    if ('id_token' in proof) {
+      const identity = await this.#verify(proof.id_token, proof.nonce);
+      // Without a nonce, nothing ties the token to this sign-in: a copy of it must not sign in again.
+      if (proof.nonce === undefined) {
+        const digest = createHash('sha256').update(proof.id_token).digest('base64url');
+        await this.#used.consume(digest).catch(() => {
+          throw unauthorized('the ID token is not accepted: it was used before (without a nonce, an ID token is accepted once)');
+        });
+      }
+      return identity;
+    }
+    // A code is redeemed once, at the provider: the ID token it yields is fresh.
     return this.#verify(await this.#redeemCode(proof), proof.nonce);
   }
 
@@ -151,12 +179,14 @@ export class OidcProvider {
       }
     };
     let payload: JWTPayload;
+    let typ: string | undefined;
     try {
-      ({ payload } = await jose.jwtVerify(idToken, getKey, {
+      ({ payload, protectedHeader: { typ } } = await jose.jwtVerify(idToken, getKey, {
         issuer,
         audience: clientId,
         algorithms: allowedAlgs,
         clockTolerance: CLOCK_TOLERANCE_SECS,
+        maxTokenAge: ID_TOKEN_MAX_AGE_SECS,
         requiredClaims: ['sub', 'exp', 'iat'],
       }));
     } catch (error) {
@@ -164,8 +194,10 @@ export class OidcProvider {
       if (error instanceof joseErrors.JOSEError) throw unauthorized(`the ID token is not accepted: ${tokenProblem(joseErrors, error)}`);
       throw error;
     }
-    // With several audiences, the party the token was issued to must be this service.
-    if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== clientId) throw unauthorized('the ID token is not accepted: it was issued to another party (azp)');
+    // An access token (RFC 9068's at+jwt) or any other kind of JWT the provider signs is not a sign-in.
+    if (typ !== undefined && !ID_TOKEN_TYPES.has(typ.toLowerCase().replace(/^application\//, ''))) throw unauthorized(`the ID token is not accepted: it is not an ID token (typ ${typ})`);
+    // The party the token was issued to, when named, must be this service; with several audiences it must be named.
+    if (payload.azp !== undefined ? payload.azp !== clientId : Array.isArray(payload.aud) && payload.aud.length > 1) throw unauthorized('the ID token is not accepted: it was issued to another party (azp)');
     if (nonce !== undefined && payload.nonce !== nonce) throw unauthorized('the ID token is not accepted: its nonce does not match');
     if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > 255) throw unauthorized("the ID token is not accepted: its 'sub' claim is not an identifier");
     const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
@@ -183,9 +215,10 @@ export class OidcProvider {
 
 /** What was wrong with a token, in words a client can act on. */
 function tokenProblem(joseErrors: Libraries['jose']['errors'], error: InstanceType<Libraries['jose']['errors']['JOSEError']>): string {
-  if (error instanceof joseErrors.JWTExpired) return 'it has expired';
+  if (error instanceof joseErrors.JWTExpired) return error.claim === 'iat' ? `it was issued more than ${ID_TOKEN_MAX_AGE_SECS} s ago` : 'it has expired';
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     if (error.claim === 'nbf') return 'it is not valid yet';
+    if (error.claim === 'iat') return 'it was issued in the future';
     return `its '${error.claim}' claim is not the expected one`;
   }
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'it is not signed with an accepted algorithm';

@@ -34,7 +34,7 @@ export interface AccountSettings {
   identityProvider?: OidcProvider | undefined;
   /** Back-off after failed sign-ins (default: 5 free failures, 1 s doubling, at most 15 min). */
   login?: LoginGuardSettings;
-  /** Password hashing at once and waiting (default 1 and 0). */
+  /** Password hashing at once and waiting (default 1 and 8). */
   passwordHashing?: PasswordQueueSettings;
 }
 
@@ -80,7 +80,7 @@ export class AccountService {
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {
     this.#guard = new LoginGuard(settings.login ?? { freeFailures: 5, backoffBaseMs: 1000, backoffMaxSecs: 900 });
-    this.#hashing = new PasswordQueue(settings.passwordHashing ?? { concurrency: 1, queue: 0 });
+    this.#hashing = new PasswordQueue(settings.passwordHashing ?? { concurrency: 1, queue: 8 });
   }
 
   /** Calls `listener` on every session change this process hears of (logout, revocation, account change). */
@@ -138,9 +138,9 @@ export class AccountService {
     await this.#listener?.stop();
   }
 
-  async register(input: { email: string; password: string; name?: string; username?: string }): Promise<{ token: string; account: Account }> {
+  async register(input: { email: string; password: string; name?: string; username?: string }, address = 'unknown'): Promise<{ token: string; account: Account }> {
     const username = input.username ?? (await this.freeUsernameFrom(input.email));
-    const passwordHash = await this.#hashing.run(() => hashPassword(input.password));
+    const passwordHash = await this.#hashing.run(address, () => hashPassword(input.password));
     const user = await inTransaction(this.db, async (tx) => {
       if (await accounts.findUserByEmail(tx, input.email)) throw conflict('email is already registered');
       if (await accounts.isUsernameTaken(tx, username)) throw conflict('username is taken');
@@ -162,13 +162,19 @@ export class AccountService {
   /**
    * The same answer for an unknown email and a wrong password, in about the same time. After repeated
    * failures for this email or from this address, 429 until the back-off ends (LoginGuard), before any
-   * password is checked; 429 at once too when too many hashes already wait (PasswordQueue).
+   * password is checked; 429 at once too when every hashing place is taken (PasswordQueue).
    */
   async login(email: string, password: string, address = 'unknown'): Promise<{ token: string; account: Account }> {
+    const user = await this.#checkPassword(email, password, address);
+    return { token: await this.openSession(user.id), account: toAccount(user) };
+  }
+
+  /** The account of this email and password (login's checks, back-off and queue included), or 401/429. */
+  async #checkPassword(email: string, password: string, address: string): Promise<UserRow> {
     const wait = await this.#guard.retryAfter(email, address);
     if (wait !== undefined) throw rateLimited(`too many failed sign-ins for this email or from this address: retry in ${Math.ceil(wait)} s`, wait);
     // The lookup takes its place in the queue too: a refused sign-in costs no database work either.
-    const { user, matches } = await this.#hashing.run(async () => {
+    const { user, matches } = await this.#hashing.run(address, async () => {
       const found = await accounts.findUserByEmail(this.db, email);
       return { user: found, matches: await verifyPassword(password, found?.password_hash ?? (await decoyHash())) };
     });
@@ -177,17 +183,20 @@ export class AccountService {
       throw unauthorized(WRONG_CREDENTIALS);
     }
     await this.#guard.succeeded(email, address);
-    return { token: await this.openSession(user.id), account: toAccount(user) };
+    return user;
   }
 
   /**
    * Sign-in with a proof from the configured OpenID Connect provider (an ID token, or a code to redeem). The
-   * account linked to the provider's (issuer, subject) is signed in; on the first sign-in, an account whose
-   * email equals the provider's verified email is linked, else a USER account without a password is
-   * created with that email and the starting balance. 404 when no provider is configured (and nothing is
-   * fetched), 401 for a proof that fails a check, 503 when the provider cannot be reached.
+   * account linked to the provider's (issuer, subject) is signed in. On the first sign-in, with no account
+   * of the provider's verified email, a USER account without a password is created with that email and the
+   * starting balance. An existing account of that email is never linked on the email alone (anyone may
+   * have registered it, and registration verifies no email): only with its password sent as
+   * `link_password` (checked as a sign-in is), and the link then revokes its other sessions and its API
+   * keys; otherwise 409. 404 when no provider is configured (and nothing is fetched), 401 for a proof that
+   * fails a check, 503 when the provider cannot be reached.
    */
-  async signInWithProvider(proof: ProviderProof): Promise<{ token: string; account: Account }> {
+  async signInWithProvider(proof: ProviderProof, address = 'unknown'): Promise<{ token: string; account: Account }> {
     const provider = this.settings.identityProvider;
     if (!provider) throw notFound('sign-in through an identity provider is not configured on this service');
     const identity = await provider.identify(proof);
@@ -196,15 +205,17 @@ export class AccountService {
       await identities.touchIdentity(this.db, linked.identity_id, identity.email);
       return { token: await this.openSession(linked.id), account: toAccount(linked) };
     }
-    const user = await this.linkOrCreate(identity);
+    if (!identity.email || !identity.emailVerified) {
+      throw unprocessable('the identity provider sent no verified email for this account; an account is created only with one (ask for the email scope)');
+    }
+    // Checked before the transaction: hashing takes a while, and may wait its turn.
+    const proven = proof.link_password === undefined ? undefined : (await this.#checkPassword(identity.email, proof.link_password, address)).id;
+    const user = await this.linkOrCreate(identity, identity.email, proven);
     return { token: await this.openSession(user.id), account: toAccount(user) };
   }
 
-  private async linkOrCreate(identity: ProviderIdentity, attempt = 1): Promise<UserRow> {
-    const { issuer, subject, email } = identity;
-    if (!email || !identity.emailVerified) {
-      throw unprocessable('the identity provider sent no verified email for this account; an account is created only with one (ask for the email scope)');
-    }
+  private async linkOrCreate(identity: ProviderIdentity, email: string, proven: string | undefined, attempt = 1): Promise<UserRow> {
+    const { issuer, subject } = identity;
     const username = await this.freeUsernameFrom(identity.preferredUsername ?? email);
     try {
       return await inTransaction(this.db, async (tx) => {
@@ -214,7 +225,12 @@ export class AccountService {
         const existing = await accounts.findUserByEmail(tx, email);
         if (existing) {
           if (await identities.hasIdentityAt(tx, existing.id, issuer)) throw conflict('the account with this email is linked to another identity at this provider');
+          if (existing.id !== proven) {
+            throw conflict('an account with this email exists already: to link it to this identity, send its password as link_password (its other sessions and API keys are then revoked)');
+          }
           await identities.insertIdentity(tx, { userId: existing.id, issuer, subject, email });
+          // Whoever held the account before the link (a session, a bot's key) must sign in again.
+          await accounts.revokeCredentials(tx, existing.id);
           return existing;
         }
         const row = await accounts.insertUser(tx, { email, username, name: identity.name ?? '', passwordHash: null, role: 'USER' });
@@ -226,7 +242,7 @@ export class AccountService {
       const violation = error as { code?: string; constraint?: string };
       if (violation.code !== UNIQUE_VIOLATION) throw error;
       // Another sign-in or registration took the username (try another) or the email (that account now exists: link it or refuse).
-      if (attempt < USERNAME_ATTEMPTS) return this.linkOrCreate(identity, attempt + 1);
+      if (attempt < USERNAME_ATTEMPTS) return this.linkOrCreate(identity, email, proven, attempt + 1);
       throw conflict(violation.constraint === 'users_username_unique' ? 'no free username could be derived; try again' : 'email is already registered');
     }
   }

@@ -12,8 +12,19 @@ const READINESS_PING_TIMEOUT_MS = 2_000;
 /** Liveness and readiness of the service and its database. */
 export class SystemService {
   private current: Phase = 'starting';
+  #databaseLost = false;
 
   constructor(private readonly db: Db) {}
+
+  /** Liveness: false once the embedded database is gone for good (the process is then restarted whole). */
+  get live(): boolean {
+    return !this.#databaseLost;
+  }
+
+  /** The embedded database stopped and could not be started again. */
+  markDatabaseLost(): void {
+    this.#databaseLost = true;
+  }
 
   get phase(): Phase {
     return this.current;

@@ -1,0 +1,58 @@
+import type { OpenAPIV3 } from 'openapi-types';
+import { HTTP_METHODS } from './operations.js';
+
+type Operation = OpenAPIV3.OperationObject & Record<`x-${string}`, unknown>;
+
+/** A refusal the service can answer on many operations, written once as a component of `#/components/responses`. */
+interface SharedResponse {
+  status: string;
+  component: string;
+  /** Whether the operation (of this path item) can answer it. */
+  when: (operation: Operation, pathItem: OpenAPIV3.PathItemObject) => boolean;
+}
+
+const readsBody = (operation: Operation): boolean => operation.requestBody !== undefined;
+
+/**
+ * The refusals the service answers before an operation's handler runs: the body limits where a body is read,
+ * text the database cannot store wherever a parameter or body carries some, the operation's request budget
+ * (`x-rate-limit`), and the header block's size everywhere; and, on every operation, the database out of
+ * reach (503 with Retry-After).
+ */
+export const SHARED_RESPONSES: readonly SharedResponse[] = [
+  { status: '400', component: 'BadRequest', when: (operation, item) => readsBody(operation) || (item.parameters?.length ?? 0) + (operation.parameters?.length ?? 0) > 0 },
+  { status: '408', component: 'RequestTimeout', when: readsBody },
+  { status: '413', component: 'PayloadTooLarge', when: readsBody },
+  { status: '415', component: 'UnsupportedMediaType', when: readsBody },
+  { status: '429', component: 'TooManyRequests', when: (operation) => operation['x-rate-limit'] !== undefined },
+  { status: '431', component: 'HeaderFieldsTooLarge', when: () => true },
+  { status: '503', component: 'ServiceUnavailable', when: () => true },
+];
+
+/**
+ * Gives every operation the shared responses it can answer (a `$ref` to the component), when the document is
+ * bundled, rather than in every operation's source. An operation that writes its own response for such a
+ * status keeps it; one that writes the shared `$ref` itself is refused, so that each stays written once.
+ * Returns one readable line per problem.
+ */
+export function applySharedResponses(doc: OpenAPIV3.Document, table: readonly SharedResponse[] = SHARED_RESPONSES): string[] {
+  const problems = table
+    .filter(({ component }) => doc.components?.responses?.[component] === undefined)
+    .map(({ status, component }) => `components.responses.${component} (the shared ${status}) is missing`);
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    if (!item) continue;
+    for (const method of HTTP_METHODS) {
+      const operation = item[method] as Operation | undefined;
+      if (!operation) continue;
+      const responses = (operation.responses ??= {}) as Record<string, OpenAPIV3.ReferenceObject | OpenAPIV3.ResponseObject>;
+      for (const { status, component, when } of table) {
+        if (!when(operation, item)) continue;
+        const $ref = `#/components/responses/${component}`;
+        const own = responses[status];
+        if (own === undefined) responses[status] = { $ref };
+        else if ('$ref' in own && own.$ref === $ref) problems.push(`${method.toUpperCase()} ${path}: response ${status} is added when the document is bundled; remove it from the source`);
+      }
+    }
+  }
+  return problems;
+}
