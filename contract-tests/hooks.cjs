@@ -58,8 +58,9 @@ const STATUS_SKIPS = {
 
 /**
  * Request budgets of the service under contract test (run.ts starts it with RATE_LIMIT_*=this and
- * TRUST_PROXY naming 127.0.0.1, where Dredd connects from). Every request of a transaction or fixture comes from its own X-Forwarded-For address,
- * so address budgets never run out by accident; account budgets are large enough for the contract USER.
+ * TRUST_PROXY naming 127.0.0.1, where Dredd connects from). Every request of a transaction or fixture comes
+ * from its own X-Forwarded-For address, so address budgets never run out by accident; account budgets are
+ * large enough for the contract USER.
  */
 const CONTRACT_BUDGET = Number(process.env.DOTS_CONTRACT_BUDGET || 400);
 

@@ -1,12 +1,11 @@
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
 import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ContractChecker } from '../support/contract.js';
+import { requestFrom } from '../support/addresses.js';
 import { MarketFactory } from '../support/markets.js';
 import { FeedClient, wsUrl } from '../support/realtime.js';
 import { kalshiHeaders, polyHeaders, type OrderBookCredentials } from '../support/signing.js';
-import { TestService, type ApiResponse } from '../support/service.js';
+import { TestService } from '../support/service.js';
 
 /**
  * Defences of the signed API and of the budgets: one use per signature whatever its spelling (REST and the
@@ -19,7 +18,6 @@ import { TestService, type ApiResponse } from '../support/service.js';
 const ADMIN = { email: 'defences-admin@dots.local', password: 'defences-password' };
 const ADDRESS = '0x00000000000000000000000000000000000000Bb';
 const ORDERS = '/api/portfolio/orders';
-const checker = new ContractChecker();
 
 type Key = { id: string; privateKey: KeyObject };
 
@@ -60,26 +58,6 @@ function upgrade(service: TestService, headers: Record<string, string>): Promise
         resolve({ status: response.statusCode ?? 0, headers: response.headers, body: JSON.parse(text) });
       });
     });
-  });
-}
-
-/** A GET sent from a local address of the caller's choosing (all of 127.0.0.0/8 reaches a server on 127.0.0.1), validated against the document. */
-function getFrom(service: TestService, localAddress: string, path: string, headers: Record<string, string> = {}): Promise<ApiResponse> {
-  const url = new URL(path, service.baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { localAddress, headers }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => {
-        const contentType = response.headers['content-type'] ?? null;
-        const body: unknown = contentType?.startsWith('application/json') && text ? JSON.parse(text) : text;
-        const problems = checker.check({ method: 'GET', path }, { status: response.statusCode!, contentType, body });
-        if (problems.length > 0) return reject(new Error(`response does not match the OpenAPI document:\n${problems.join('\n')}`));
-        resolve({ status: response.statusCode!, headers: new Headers(response.headers as Record<string, string>), body });
-      });
-    });
-    req.on('error', reject);
-    req.end();
   });
 }
 
@@ -285,15 +263,15 @@ describe('budgets before the costly work', () => {
 describe('client addresses', () => {
   it('ignores X-Forwarded-For from a peer that is not a trusted proxy, and believes it from one', async () => {
     const limited = await serviceWith({ RATE_LIMITS: 'on', RATE_LIMIT_PUBLIC_READS: '1/60', TRUST_PROXY: '127.0.0.1' });
-    // 127.0.3.7 is not the proxy: its header is ignored, both requests are its own.
-    expect((await getFrom(limited, '127.0.3.7', '/healthz', { 'x-forwarded-for': '192.0.2.1' })).status).toBe(200);
-    expect((await getFrom(limited, '127.0.3.7', '/healthz', { 'x-forwarded-for': '192.0.2.2' })).status).toBe(429);
+    // 127.0.3.7 is not the proxy (all of 127.0.0.0/8 reaches the service on 127.0.0.1): its header is ignored, both requests are its own.
+    expect((await requestFrom('127.0.3.7', limited.baseUrl, 'GET', '/healthz', undefined, { 'x-forwarded-for': '192.0.2.1' })).status).toBe(200);
+    expect((await requestFrom('127.0.3.7', limited.baseUrl, 'GET', '/healthz', undefined, { 'x-forwarded-for': '192.0.2.2' })).status).toBe(429);
     // From the proxy, each forwarded address is a client of its own.
-    expect((await getFrom(limited, '127.0.0.1', '/healthz', { 'x-forwarded-for': '192.0.2.1' })).status).toBe(200);
-    expect((await getFrom(limited, '127.0.0.1', '/healthz', { 'x-forwarded-for': '192.0.2.2' })).status).toBe(200);
-    expect((await getFrom(limited, '127.0.0.1', '/healthz', { 'x-forwarded-for': '198.51.100.1, 192.0.2.2' })).status).toBe(429);
+    expect((await requestFrom('127.0.0.1', limited.baseUrl, 'GET', '/healthz', undefined, { 'x-forwarded-for': '192.0.2.1' })).status).toBe(200);
+    expect((await requestFrom('127.0.0.1', limited.baseUrl, 'GET', '/healthz', undefined, { 'x-forwarded-for': '192.0.2.2' })).status).toBe(200);
+    expect((await requestFrom('127.0.0.1', limited.baseUrl, 'GET', '/healthz', undefined, { 'x-forwarded-for': '198.51.100.1, 192.0.2.2' })).status).toBe(429);
     // Another peer that is not the proxy is another client.
-    expect((await getFrom(limited, '127.0.4.4', '/healthz', { 'x-forwarded-for': '192.0.2.3' })).status).toBe(200);
+    expect((await requestFrom('127.0.4.4', limited.baseUrl, 'GET', '/healthz', undefined, { 'x-forwarded-for': '192.0.2.3' })).status).toBe(200);
   });
 
   it('counts two IPv6 addresses of one /64 as one client', async () => {

@@ -4,7 +4,7 @@ import type { AuthScheme } from './authenticate.js';
 import { signedBudget, type Budget } from './budget.js';
 import type { Access, Call, Caller } from './call.js';
 
-const scheme = (header: string): AuthScheme => ({ sent: (headers) => headers[header] !== undefined, callerOf: async () => ({}) });
+const scheme = (header: string): AuthScheme => ({ sent: (headers) => headers[header] !== undefined, callerOf: () => Promise.resolve({}) });
 const session = scheme('authorization');
 const keys = [scheme('kalshi-access-key'), scheme('poly_api_key')];
 
