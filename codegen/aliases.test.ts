@@ -8,7 +8,7 @@ function doc(paths: Record<string, unknown>, parameters: Record<string, unknown>
   return { openapi: '3.0.3', info: { title: 't', version: '1' }, paths, components: { parameters } } as unknown as OpenAPIV3.Document;
 }
 
-describe('expandAliases', () => {
+describe('expandAliases: operation aliases', () => {
   it('makes each operation alias an operation of its own that the original handler serves, right after the original path', () => {
     const document = doc({
       '/things/{id}': {
@@ -92,6 +92,9 @@ describe('expandAliases', () => {
     expect(problems).toEqual(["GET /a: alias operationId 'getB' is already used"]);
   });
 
+});
+
+describe('expandAliases: parameter aliases', () => {
   it('adds a parameter per parameter alias after the original, to operations and their aliases alike', () => {
     const document = doc(
       {

@@ -18,7 +18,7 @@ function doc(paths: Record<string, Record<string, unknown>>, bare = false): Open
   return { openapi: '3.0.3', info: { title: 't', version: '1' }, paths, components: { responses: { Forbidden: forbidden } } } as unknown as OpenAPIV3.Document;
 }
 
-describe('findContractProblems', () => {
+describe('findContractProblems: API keys, budgets and shared refusals', () => {
   it('holds an operation taking API keys to its scope, all three requirements and 403; and the others to no signature scheme', () => {
     const signed = [{ bearerAuth: [] }, { kalshiAccessKey: [], kalshiAccessTimestamp: [], kalshiAccessSignature: [] }, { polyAddress: [], polyApiKey: [], polyPassphrase: [], polyTimestamp: [], polySignature: [] }];
     const forbidden = { 403: { $ref: '#/components/responses/Forbidden' } };
@@ -61,6 +61,9 @@ describe('findContractProblems', () => {
     expect(refused(operation(body(counted), 7))).toEqual(['POST /a: x-rate-limit-count must name a property of the request body']);
   });
 
+});
+
+describe('findContractProblems: the document at large', () => {
   it('accepts a sound document', () => {
     expect(findContractProblems(doc({ '/a': { get: { operationId: 'listThings', summary: 's', responses: { 200: ok } } } }))).toEqual([]);
   });

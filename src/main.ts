@@ -7,6 +7,7 @@ import { startWorkers, type ListeningMessage } from './process/workers.js';
 import { clusterMetrics, serveMetrics } from './observability/metrics.js';
 import { prepareDatabase, startDatabase, startService, type RunningService } from './server.js';
 import { apiKeyEncryptionKey } from './api-key-secrets.js';
+import { Phases } from './process/phases.js';
 
 /**
  * `npm start` (node dist/main.js): the service until SIGTERM or SIGINT. With WEB_CONCURRENCY=1 one process
@@ -45,43 +46,44 @@ async function runWorker(config: Config, logger: Logger): Promise<void> {
   stopOnSignals(logger, () => service.stop());
 }
 
-async function runPrimary(config: Config, logger: Logger): Promise<void> {
-  let stopAll: (() => Promise<void>) | undefined;
-  const { databaseUrl, embedded } = await startDatabase(config, logger, () => void (stopAll?.() ?? Promise.resolve()).finally(() => process.exit(1)));
-  let encryptionKey: Buffer | undefined;
-  try {
-    const db = createDb(databaseUrl, PREPARATION_POOL_SIZE);
-    await prepareDatabase(db, config, logger).finally(() => db.destroy());
-    // The workers are given DATABASE_URL: they get the embedded database's key file's key the same way.
-    encryptionKey = await apiKeyEncryptionKey(config, embedded !== undefined);
-  } catch (error) {
-    await embedded?.stop();
-    throw error;
-  }
-  // METRICS_PORT: every worker's figures, collected by this process over the cluster's IPC channel
+/** Preparation: migrations, seed and operator once for every worker, and the API key encryption key they are given. */
+async function prepareForWorkers(config: Config, logger: Logger, databaseUrl: string, embedded: boolean): Promise<Buffer | undefined> {
+  const db = createDb(databaseUrl, PREPARATION_POOL_SIZE);
+  await prepareDatabase(db, config, logger).finally(() => db.destroy());
+  // The workers are given DATABASE_URL: they get the embedded database's key file's key the same way.
+  return apiKeyEncryptionKey(config, embedded);
+}
+
+/** METRICS_PORT: every worker's figures, collected by this process over the cluster's IPC channel. */
+async function serveClusterMetrics(config: Config, logger: Logger, phases: Phases): Promise<void> {
   const metricsPort = config.observability.metricsPort;
-  const metricsListener = metricsPort !== undefined ? await serveMetrics(config.host, metricsPort, clusterMetrics(), (error) => logger.error({ err: error }, 'metrics collection failed')).catch(async (error: unknown) => {
-    await embedded?.stop();
-    throw error;
-  }) : undefined;
-  if (metricsListener) logger.info({ url: metricsListener.url }, 'metrics listening');
-  const workers = startWorkers({
-    count: config.webConcurrency,
-    env: { DATABASE_URL: databaseUrl, ...(encryptionKey && { API_KEY_ENCRYPTION_KEY: encryptionKey.toString('hex') }) },
-    logger,
-    onGiveUp: (reason) => {
-      logger.fatal({ reason }, 'workers keep exiting: stopping');
-      void workers.stop().then(() => embedded?.stop()).finally(() => process.exit(1));
-    },
-  });
-  stopAll = async () => {
-    await workers.stop();
-    metricsListener?.server.close();
-    await embedded?.stop();
-  };
-  // Signals that come while the workers start stop them too.
-  stopOnSignals(logger, stopAll);
+  if (metricsPort === undefined) return;
+  const listener = await serveMetrics(config.host, metricsPort, clusterMetrics(), (error) => logger.error({ err: error }, 'metrics collection failed'));
+  logger.info({ url: listener.url }, 'metrics listening');
+  phases.started(() => listener.server.close());
+}
+
+/** The primary of WEB_CONCURRENCY workers: database, preparation, METRICS_PORT, workers; stopped in the reverse order. */
+async function runPrimary(config: Config, logger: Logger): Promise<void> {
+  const phases = new Phases();
+  const stopAll = () => phases.stop();
   try {
+    const { databaseUrl, embedded } = await startDatabase(config, logger, () => void stopAll().finally(() => process.exit(1)));
+    phases.started(() => embedded?.stop());
+    const encryptionKey = await prepareForWorkers(config, logger, databaseUrl, embedded !== undefined);
+    await serveClusterMetrics(config, logger, phases);
+    const workers = startWorkers({
+      count: config.webConcurrency,
+      env: { DATABASE_URL: databaseUrl, ...(encryptionKey && { API_KEY_ENCRYPTION_KEY: encryptionKey.toString('hex') }) },
+      logger,
+      onGiveUp: (reason) => {
+        logger.fatal({ reason }, 'workers keep exiting: stopping');
+        void stopAll().finally(() => process.exit(1));
+      },
+    });
+    phases.started(() => workers.stop());
+    // Signals that come while the workers start stop them too.
+    stopOnSignals(logger, stopAll);
     listeningLine(logger, await workers.listening, { workers: config.webConcurrency });
   } catch (error) {
     await stopAll();

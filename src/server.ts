@@ -4,8 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { createApp } from './app.js';
-import { answerClientErrors } from './http/client-errors.js';
 import { processShare } from './http/rate-limit.js';
+import { answerClientErrors } from './http/client-errors.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { checkConnection, type Db } from './db/knex.js';
@@ -16,10 +16,12 @@ import { AccountService } from './domain/accounts/service.js';
 import { seedDemo } from './domain/demo/seed.js';
 import { startExpirySweep } from './domain/trading/sweep.js';
 import type { FeedOptions } from './domain/feed/service.js';
-import { attachRealtime, type RealtimeOptions, type RealtimeServer } from './realtime/ws-server.js';
+import type { RealtimeOptions } from './realtime/options.js';
+import { attachRealtime, type RealtimeServer } from './realtime/ws-server.js';
 import { createServices, type Services } from './services.js';
 import { ServiceMetrics, serveMetrics } from './observability/metrics.js';
 import { apiKeyEncryptionKey, NO_ENCRYPTION_KEY, secretsOf } from './api-key-secrets.js';
+import { Phases } from './process/phases.js';
 
 export const DOCUMENT_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../openapi/dist/openapi.json');
 /** The real-time feed's AsyncAPI document (source), served as JSON at /asyncapi.json. */
@@ -59,7 +61,10 @@ export interface RunningService {
    * then on): the process must stop and exit non-zero. Never resolves with `DATABASE_URL`.
    */
   databaseLost: Promise<Error>;
-  /** Stops accepting, closes the feed's connections, finishes in-flight requests, closes the pool, stops the embedded database. */
+  /**
+   * Drains, stops accepting, closes the feed's connections, finishes in-flight requests, stops the background
+   * loops and the listeners, closes the pools, stops the embedded database.
+   */
   stop(): Promise<void>;
 }
 
@@ -74,7 +79,7 @@ export interface ServiceOptions {
 }
 
 /** Metrics are collected only when something can read them: METRICS_PORT or METRICS_TOKEN. */
-export const metricsWanted = (config: Config) => config.observability.metricsPort !== undefined || config.observability.metricsToken !== undefined;
+const metricsWanted = (config: Config) => config.observability.metricsPort !== undefined || config.observability.metricsToken !== undefined;
 
 /**
  * The database the service uses: `DATABASE_URL`, or the embedded PostgreSQL of `DATA_DIR`, started here and
@@ -113,135 +118,173 @@ export async function prepareDatabase(db: Db, config: Config, logger: Logger): P
   if (config.admin) await accounts.ensureAdmin(config.admin.email, config.admin.password);
 }
 
-/** Everything `npm start` does, as a function: tests and benchmarks start the same service. */
-export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
-  let lost!: (error: Error) => void;
-  const databaseLost = new Promise<Error>((resolve) => (lost = resolve));
-  const { databaseUrl, embedded } = await startDatabase(config, logger, lost);
+/** Pools: the database pools, and the figures that watch them when metrics are wanted. */
+function openPools(databaseUrl: string, config: Config, options: ServiceOptions, phases: Phases): { pools: Pools; metrics: ServiceMetrics | undefined } {
   const pools = createPools(databaseUrl);
-  const { db } = pools;
+  phases.started(() => destroyPools(pools));
   const metrics = metricsWanted(config) ? new ServiceMetrics() : undefined;
   metrics?.watchPools(pools);
   if (options.metricsByPrimary) metrics?.reportToPrimary();
-  let feedStarted: Services['feed'] | undefined;
-  let accountsStarted: Services['accounts'] | undefined;
-  try {
-    if (!options.databasePrepared) await prepareDatabase(db, config, logger);
-    const document = JSON.parse(await readFile(DOCUMENT_PATH, 'utf8')) as object;
-    const asyncapi = parseYaml(await readFile(ASYNCAPI_PATH, 'utf8')) as object;
-    const apiKeySecrets = secretsOf(await apiKeyEncryptionKey(config, embedded !== undefined));
-    if (apiKeySecrets === NO_ENCRYPTION_KEY) logger.warn(NO_ENCRYPTION_KEY);
-    const services = createServices(pools, config, document, {
-      apiKeySecrets,
-      asyncapi,
-      feed: options.feed,
-      onBackgroundError: (error, context) => logger.error({ err: error }, `${context} failed`),
-      tradingActivity: metrics,
-    });
-    void databaseLost.then(() => services.system.markDatabaseLost());
-    await services.accounts.start(databaseUrl);
-    accountsStarted = services.accounts;
-    services.apiKeys.start();
-    // The feed listens before the first client can connect, so that no record committed after it is missed.
-    await services.feed.start(databaseUrl);
-    feedStarted = services.feed;
-    const app = await createApp({ services, logger, abuse: config.abuse, observability: config.observability, metrics });
-    const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback()).listen(config.port, config.host);
-    answerClientErrors(server);
-    await new Promise<void>((resolve, reject) => {
-      server.once('listening', resolve);
-      server.once('error', reject);
-    });
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    // GET /ws: the real-time feed, on this server.
-    const { maxConnectionsPerAddress, snapshotsPerSec } = config.abuse.realtime;
-    const realtime = attachRealtime(server, services.feed, logger, {
-      maxConnectionsPerAddress,
-      snapshotsPerSec,
-      clients: config.abuse.clients,
-      ...(config.abuse.rateLimits && {
-        upgradeBudget: processShare(config.abuse.realtime.upgrades, config.abuse.processes),
-        commandBudget: processShare(config.abuse.realtime.commands, config.abuse.processes),
-      }),
-      apiKeys: services.apiKeys,
-      ...options.realtime,
-      ...(metrics && { onMessageSent: () => metrics.wsMessages.inc(), onSlowConsumer: () => metrics.wsSlowConsumers.inc() }),
-    });
-    metrics?.watchRealtime({ connections: () => realtime.connections, subscriptions: () => services.feed.hub.size });
-    // METRICS_PORT: a listener of its own (in a worker, the primary's serves every worker's figures)
-    const metricsPort = config.observability.metricsPort;
-    const metricsListener =
-      metrics && metricsPort !== undefined && !options.metricsByPrimary ? await serveMetrics(config.host, metricsPort, () => metrics.registry.metrics(), (error) => logger.error({ err: error }, 'metrics collection failed')) : undefined;
-    if (metricsListener) logger.info({ url: metricsListener.url }, 'metrics listening');
-    // Orders past their expiration_ts are cancelled within about a second (placements in their market
-    // also cancel them on the spot).
-    const expirySweep = startExpirySweep(services.trading, EXPIRY_SWEEP_INTERVAL_MS, (error) => logger.error({ err: error }, 'order expiry sweep failed'));
-    // The search index: kept current between searches too, and old changes pruned.
-    services.searchIndex.start();
-    // Event rollups (volume, liquidity, open interest) of the markets this process changed, coalesced per event.
-    const rollupRefresh = startExpirySweep(
-      { expireOrders: () => services.trading.flushRollups() },
-      ROLLUP_REFRESH_INTERVAL_MS,
-      (error) => logger.error({ err: error }, 'event rollup refresh failed'),
-    );
-    // Order sessions past their expiry: their accounts' resting orders are cancelled (0 disables the sweep).
-    const heartbeatSweep =
-      config.heartbeatSweepIntervalSecs > 0
-        ? startExpirySweep(
-            {
-              expireOrders: async () => {
-                const expired = await services.sessions.expireSessions();
-                if (expired > 0) logger.info({ sessions: expired }, 'order sessions expired');
-                return expired;
-              },
-            },
-            config.heartbeatSweepIntervalSecs * 1000,
-            (error) => logger.error({ err: error }, 'order session expiry sweep failed'),
-          )
-        : undefined;
+  return { pools, metrics };
+}
 
-    let stopping: Promise<void> | undefined;
-    const stop = () => {
-      stopping ??= (async () => {
-        // /readyz answers 503 from now on; for SHUTDOWN_DELAY_SECS requests are still taken, so that a load
-        // balancer polling it stops sending them before the listener closes.
-        services.system.markDraining();
-        const delayMs = config.observability.shutdownDelaySecs * 1000;
-        if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-        await expirySweep.stop();
-        await heartbeatSweep?.stop();
-        // WebSocket connections first (they would keep server.close waiting), then the feed's listener.
-        await realtime.close();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-          // Requests still running then are cut, so that the whole stop stays within a process manager's grace period.
-          setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS).unref();
-        });
-        // The last changes' event rollups, once no request trades any more, before the pool closes.
-        await rollupRefresh.stop();
-        await services.trading.flushRollups().catch((error: unknown) => logger.error({ err: error }, 'event rollup refresh failed'));
-        await services.trading.flushFeedNotifications();
-        await services.feed.stop();
-        await services.searchIndex.stop();
-        services.apiKeys.stop();
-        await services.accounts.stop();
-        await destroyPools(pools);
-        await embedded?.stop();
-        metricsListener?.server.close();
-        metricsListener?.server.closeAllConnections();
-      })();
-      return stopping;
+/** Services: the database prepared (unless another process did), the documents read, one set of domain services. */
+async function buildServices(pools: Pools, config: Config, logger: Logger, options: ServiceOptions, metrics: ServiceMetrics | undefined, embedded: boolean): Promise<Services> {
+  if (!options.databasePrepared) await prepareDatabase(pools.db, config, logger);
+  const document = JSON.parse(await readFile(DOCUMENT_PATH, 'utf8')) as object;
+  const asyncapi = parseYaml(await readFile(ASYNCAPI_PATH, 'utf8')) as object;
+  const apiKeySecrets = secretsOf(await apiKeyEncryptionKey(config, embedded));
+  if (apiKeySecrets === NO_ENCRYPTION_KEY) logger.warn(NO_ENCRYPTION_KEY);
+  return createServices(pools, config, document, {
+    apiKeySecrets,
+    asyncapi,
+    feed: options.feed,
+    onBackgroundError: (error, context) => logger.error({ err: error }, `${context} failed`),
+    tradingActivity: metrics,
+  });
+}
+
+/** Listeners: the dedicated connections that LISTEN for session changes and for the feed's records. */
+async function startListeners(services: Services, databaseUrl: string, phases: Phases): Promise<void> {
+  await services.accounts.start(databaseUrl);
+  phases.started(() => services.accounts.stop());
+  // The feed listens before the first client can connect, so that no record committed after it is missed.
+  await services.feed.start(databaseUrl);
+  phases.started(() => services.feed.stop());
+}
+
+/**
+ * Background loops. The event rollups' refresh starts first so that it stops last: its stop refreshes the
+ * last changes' rollups and sends the last feed notifications once nothing else trades any more.
+ */
+function startBackgroundLoops(services: Services, config: Config, logger: Logger, phases: Phases): void {
+  // Event rollups (volume, liquidity, open interest) of the markets this process changed, coalesced per event.
+  const rollupRefresh = startExpirySweep({ expireOrders: () => services.trading.flushRollups() }, ROLLUP_REFRESH_INTERVAL_MS, (error) =>
+    logger.error({ err: error }, 'event rollup refresh failed'),
+  );
+  phases.started(async () => {
+    await rollupRefresh.stop();
+    await services.trading.flushRollups().catch((error: unknown) => logger.error({ err: error }, 'event rollup refresh failed'));
+    await services.trading.flushFeedNotifications();
+  });
+  // Expired signature digests of API keys are deleted every window.
+  services.apiKeys.start();
+  phases.started(() => services.apiKeys.stop());
+  // The search index: kept current between searches too, and old changes pruned.
+  services.searchIndex.start();
+  phases.started(() => services.searchIndex.stop());
+  // Orders past their expiration_ts are cancelled within about a second (placements in their market
+  // also cancel them on the spot).
+  const expirySweep = startExpirySweep(services.trading, EXPIRY_SWEEP_INTERVAL_MS, (error) => logger.error({ err: error }, 'order expiry sweep failed'));
+  phases.started(() => expirySweep.stop());
+  // Order sessions past their expiry: their accounts' resting orders are cancelled (0 disables the sweep).
+  if (config.heartbeatSweepIntervalSecs > 0) {
+    const expireSessions = async () => {
+      const expired = await services.sessions.expireSessions();
+      if (expired > 0) logger.info({ sessions: expired }, 'order sessions expired');
+      return expired;
     };
+    const heartbeatSweep = startExpirySweep({ expireOrders: expireSessions }, config.heartbeatSweepIntervalSecs * 1000, (error) =>
+      logger.error({ err: error }, 'order session expiry sweep failed'),
+    );
+    phases.started(() => heartbeatSweep.stop());
+  }
+}
+
+/** METRICS_PORT: a listener of its own (in a worker, the primary's serves every worker's figures). */
+async function serveMetricsPort(config: Config, logger: Logger, options: ServiceOptions, metrics: ServiceMetrics | undefined, phases: Phases): Promise<string | undefined> {
+  const metricsPort = config.observability.metricsPort;
+  if (!metrics || metricsPort === undefined || options.metricsByPrimary) return undefined;
+  const listener = await serveMetrics(config.host, metricsPort, () => metrics.registry.metrics(), (error) => logger.error({ err: error }, 'metrics collection failed'));
+  logger.info({ url: listener.url }, 'metrics listening');
+  phases.started(() => {
+    listener.server.close();
+    listener.server.closeAllConnections();
+  });
+  return listener.url;
+}
+
+/** HTTP: the API and, on the same server, the real-time feed's WebSocket endpoint (GET /ws). */
+async function serveHttp(
+  services: Services,
+  config: Config,
+  logger: Logger,
+  options: ServiceOptions,
+  metrics: ServiceMetrics | undefined,
+  phases: Phases,
+): Promise<{ server: Server; url: string; realtime: RealtimeServer }> {
+  const app = await createApp({ services, logger, abuse: config.abuse, observability: config.observability, metrics });
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback()).listen(config.port, config.host);
+  answerClientErrors(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const { maxConnectionsPerAddress, snapshotsPerSec } = config.abuse.realtime;
+  const realtime = attachRealtime(server, services.feed, logger, {
+    maxConnectionsPerAddress,
+    snapshotsPerSec,
+    clients: config.abuse.clients,
+    ...(config.abuse.rateLimits && {
+      upgradeBudget: processShare(config.abuse.realtime.upgrades, config.abuse.processes),
+      commandBudget: processShare(config.abuse.realtime.commands, config.abuse.processes),
+    }),
+    apiKeys: services.apiKeys,
+    ...options.realtime,
+    ...(metrics && { onMessageSent: () => metrics.wsMessages.inc(), onSlowConsumer: () => metrics.wsSlowConsumers.inc() }),
+  });
+  metrics?.watchRealtime({ connections: () => realtime.connections, subscriptions: () => services.feed.hub.size });
+  phases.started(async () => {
+    // WebSocket connections first (they would keep server.close waiting).
+    await realtime.close();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      // Requests still running then are cut, so that the whole stop stays within a process manager's grace period.
+      setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS).unref();
+    });
+  });
+  return { server, url, realtime };
+}
+
+/**
+ * Everything `npm start` does, as a function: tests and benchmarks start the same service. It starts in
+ * phases (database, pools, services, listeners, background loops, METRICS_PORT, HTTP) and stops them in the
+ * reverse order, after a drain; a start that fails stops what it had started.
+ */
+export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
+  const phases = new Phases();
+  let lost!: (error: Error) => void;
+  const databaseLost = new Promise<Error>((resolve) => (lost = resolve));
+  try {
+    const { databaseUrl, embedded } = await startDatabase(config, logger, lost);
+    phases.started(() => embedded?.stop());
+    const { pools, metrics } = openPools(databaseUrl, config, options, phases);
+    const services = await buildServices(pools, config, logger, options, metrics, embedded !== undefined);
+    void databaseLost.then(() => services.system.markDatabaseLost());
+    await startListeners(services, databaseUrl, phases);
+    startBackgroundLoops(services, config, logger, phases);
+    const metricsUrl = await serveMetricsPort(config, logger, options, metrics, phases);
+    const http = await serveHttp(services, config, logger, options, metrics, phases);
+    let stopping: Promise<void> | undefined;
+    const stop = () => (stopping ??= drain(services, config).then(() => phases.stop()));
     const ready = services.searchIndex.loaded.then(() => services.system.markReady());
-    return { server, url, db, pools, services, realtime, metrics, metricsUrl: metricsListener?.url, ready, databaseLost, stop };
+    return { ...http, db: pools.db, pools, services, metrics, metricsUrl, ready, databaseLost, stop };
   } catch (error) {
-    await feedStarted?.stop();
-    await accountsStarted?.stop();
-    await destroyPools(pools);
-    await embedded?.stop();
+    await phases.stop();
     throw error;
   }
+}
+
+/**
+ * /readyz answers 503 from now on; for SHUTDOWN_DELAY_SECS requests are still taken, so that a load balancer
+ * polling it stops sending them before the listener closes.
+ */
+async function drain(services: Services, config: Config): Promise<void> {
+  services.system.markDraining();
+  const delayMs = config.observability.shutdownDelaySecs * 1000;
+  if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
 }

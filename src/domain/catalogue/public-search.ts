@@ -5,10 +5,11 @@ import type { KindCandidates } from '../../db/repositories/search.js';
 import { invalid } from '../errors.js';
 import { firstOf, listValues } from '../pagination/lists.js';
 import { canName, searchText } from './compat-refs.js';
+import type { SearchItem } from './indexed-items.js';
 import type { LiveSearchIndex } from './live-search-index.js';
 import type { CompatTagRef, PublicSearchEventHit, PublicSearchProfileHit } from './read-models.js';
 import { CANDIDATES_PER_RESULT, listOf } from './search.js';
-import { type SearchIndex, type SearchItem, withinFirst } from './search-index.js';
+import { type SearchIndex, withinFirst } from './search-index.js';
 
 export const PUBLIC_SEARCH_DEFAULT_LIMIT = 10;
 export const PUBLIC_SEARCH_MAX_LIMIT = 50;

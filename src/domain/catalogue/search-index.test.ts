@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SearchIndex, type SearchKind, type SearchSource, trigramsOf, wordsOf } from './search-index.js';
+import type { SearchKind, SearchSource } from './indexed-items.js';
+import { SearchIndex, wordsOf } from './search-index.js';
 
 const source = (kind: SearchKind, id: string, text: string, extra: Partial<SearchSource> = {}): SearchSource => ({
   kind,
@@ -28,10 +29,6 @@ describe('wordsOf', () => {
   it('takes emoji and other pictographs for separators, and letters beyond U+FFFF for letters', () => {
     expect(wordsOf('🚀Rocket 😀 launch 🇺🇸 #12 👍🏽')).toEqual(['rocket', 'launch', '12']);
     expect(wordsOf('𠀀𠀁 𝐀bc 𐐀')).toEqual(['𠀀𠀁', '𝐀bc', '𐐨']);
-  });
-
-  it('makes trigrams as pg_trgm does', () => {
-    expect(trigramsOf('rate').sort()).toEqual(['  r', ' ra', 'ate', 'rat', 'te '].sort());
   });
 });
 
@@ -109,12 +106,12 @@ describe('SearchIndex', () => {
     expect(index.size).toBe(6);
   });
 
-  it('lists the words a prefix begins in code point order', () => {
-    // (UTF-16 order would put the character beyond U+FFFF before U+E000.)
-    const ordered = SearchIndex.of([source('tag', '1', 'yy\u{10000}'), source('tag', '2', 'yy\ue000'), source('tag', '3', 'yyz')]);
-    expect(ordered.prefixesOf('yy')).toEqual(['yyz', 'yy\ue000', 'yy\u{10000}']);
-    ordered.put(source('tag', '4', 'yy\uffff'));
-    expect(ordered.prefixesOf('yy')).toEqual(['yyz', 'yy\ue000', 'yy\uffff', 'yy\u{10000}']);
+  it('matches words however many the index holds, added at once or later', () => {
+    const index = SearchIndex.of(Array.from({ length: 3000 }, (_, i) => source('tag', String(i), `common word${i}`)));
+    expect(idsOf(index, 'common word2999', 'tag', 1)).toEqual(['2999:1']);
+    index.put(source('tag', 'late', `common ${Array.from({ length: 2000 }, (_, i) => `later${i}`).join(' ')}`));
+    expect(idsOf(index, 'later1999 common', 'tag', 1)).toEqual(['late:2']);
+    expect(index.count(index.query('common'), 'tag', 5000)).toBe(3001);
   });
 
   it('keeps kinds apart', () => {

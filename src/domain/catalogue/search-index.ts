@@ -1,74 +1,31 @@
-import { distance } from 'fastest-levenshtein';
-import type { SearchItemKind, SearchItemRow } from '../../db/repositories/search-index.js';
-import { clearBit, countCommon, orInto, Ordinals, setBits, withBit, wordsFor } from './item-sets.js';
+import { countCommon, orInto, setBits, wordsFor } from './item-sets.js';
+import { compareItems, FIELD_BREAK, IndexedItems, type SearchItem, type SearchKind, type WordEntry } from './indexed-items.js';
 
 /**
- * The word index both searches read (`/api/search`, `/public-search`): every searchable item of the catalogue
- * as words, held in memory by each process and kept current by `LiveSearchIndex` (live-search-index.ts).
+ * The word index both searches read (`/api/search`, `/public-search`), held in memory by each process: its
+ * items as words are kept in indexed-items.ts; this evaluates queries against them.
  *
  * Words. A text is lower-cased, and every run of characters that are not letters or digits (ASCII punctuation
- * and symbols such as `#`, `-`, `.`, and the Unicode punctuation blocks) separates words. An item's text is
- * its fields (series: title, ticker, slug; event: title, ticker, slug, then its series' fields; market: title,
- * ticker, then its event's; tag: label, slug; profile: username, name), as the database keeps them in
- * `search_text` (fields separated by ` | `).
+ * and symbols such as `#`, `-`, `.`, and the Unicode punctuation blocks) separates words.
  *
  * Matching. A query's first SEARCH_WORDS_MAX words must each match a word of the item: whole; as a prefix
- * (a word of 2 or more characters: one of the first PREFIX_WORDS words of the index that start with it, in
- * order); or, from TYPO_MIN_LENGTH characters and not all digits, as a typo: one of the TYPO_WORDS words of
- * the index nearest it within 1 edit (2 from TYPO_TWO_EDITS_FROM characters), not starting with it and at
- * most 2 characters longer or shorter.
+ * (a word of 2 or more characters: one of the first words of the index that start with it, in order); or as
+ * a typo: one of the words of the index nearest it (`prefixesOf` and `typosOf` in indexed-items.ts).
  *
  * Rank (0 best): 0 the whole text equals the title, ticker, slug or username (case-insensitive); 1 every word
  * whole, in the query's order within one field; 2 every word whole; 3 every word whole or as a prefix; 4 with
  * typos. Within a rank, items with fewer distinct words first, then active before not, then (here) by id; the
  * database orders the candidates by volume after these (see `withinFirst`).
  *
- * Cost. Each word's items are kept per kind in rank order (fewer words, active, id); a query reads the items
- * of its rarest word (with its prefixes, its corrections) in that order, checks the other words, and stops
- * when nothing further can rank better, or after SCAN_MAX items: a query never reads more than that many items
- * per kind and step, however large the catalogue. The words a query accepts are marked on their entries
- * before each evaluation (`mark`), so that checking an item reads its own words' marks only. Counting every
- * match (`count`) of a query whose rarest word is common does not check items: it ANDs the bitmaps of the
- * query's words (item-sets.ts); a word holding many items keeps its bitmap once a count has asked for it.
- *
- * One class over the usual 400 lines on purpose: its structures (word entries with their per-kind lists and
- * bitmaps, the sorted words, trigrams, exact keys, ordinals, marks, kept prefixes and corrections) must change
- * together on every `put` and `remove`, and each query step reads several of them; the bitmap arithmetic,
- * which needs none of them, is in item-sets.ts.
+ * Cost. A query reads the items of its rarest word (with its prefixes, its corrections) in rank order, checks
+ * the other words, and stops when nothing further can rank better, or after SCAN_MAX items: a query never
+ * reads more than that many items per kind and step, however large the catalogue. The words a query accepts
+ * are marked on their entries before each evaluation (`mark`), so that checking an item reads its own words'
+ * marks only. Counting every match (`count`) of a query whose rarest word is common does not check items: it
+ * ANDs the bitmaps of the query's words (item-sets.ts); a word holding many items keeps its bitmap once a count
+ * has asked for it.
  */
 
-export type SearchKind = SearchItemKind;
-
-/** An item as the database gives it: its searchable text (fields separated by ` | `), exact keys, status, series, tags, frequency. */
-export type SearchSource = SearchItemRow;
-
-export interface SearchItem {
-  kind: SearchKind;
-  id: string;
-  /** Its words in order, with FIELD_BREAK between fields. */
-  text: Array<WordEntry | typeof FIELD_BREAK>;
-  /** Its distinct words. */
-  words: WordEntry[];
-  /** Their ids (small integers, stored inline): what a query checks. */
-  wordIds: number[];
-  active: boolean;
-  /** Fewer distinct words first, then active: the order within a tier, before the id. */
-  order: number;
-  /** The last scan that visited the item (SearchIndex.scan). */
-  scan: number;
-  /** Its bit in its kind's bitmaps (item-sets.ts), while it is in the index. */
-  ordinal: number;
-  status: string | null;
-  seriesId: string | null;
-  tagIds: readonly string[];
-  frequency: string | null;
-  exactLower: string[];
-  exactUpper: string[];
-}
-
-/** Separates the fields of an item's text. */
-const FIELD_BREAK = null;
-const NO_TAGS: readonly string[] = [];
 const PASS_ALL = (_item: SearchItem) => true;
 
 /** One candidate: an item and its rank. */
@@ -77,15 +34,9 @@ export interface SearchCandidate {
   tier: number;
 }
 
-export const SEARCH_WORDS_MAX = 10;
-export const PREFIX_WORDS = 20;
-export const TYPO_WORDS = 8;
-export const TYPO_MIN_LENGTH = 4;
-export const TYPO_TWO_EDITS_FROM = 7;
-/** Query words whose prefixes and corrections are kept (see SearchIndex.prefixesOf, typosOf), at most, each. */
-const WORD_LISTS_KEPT = 10_000;
+const SEARCH_WORDS_MAX = 10;
 /** Items read per kind and step of a query, at most. */
-export const SCAN_MAX = 20_000;
+const SCAN_MAX = 20_000;
 /**
  * Checking an item by its words costs about as much as ANDing this many 32-bit words of bitmaps: `count`
  * checks the items of the rarest word while they cost less than ANDing every query word's bitmap.
@@ -104,57 +55,14 @@ export function wordsOf(text: string): string[] {
   return words === '' ? [] : words.split(' ');
 }
 
-const lengthOf = (word: string) => {
-  let n = 0;
-  for (const _ of word) n++;
-  return n;
-};
-
-/** Trigrams as pg_trgm makes them: the word padded with two spaces before and one after. */
-export function trigramsOf(word: string): string[] {
-  const chars = Array.from(`  ${word} `);
-  const found = new Set<string>();
-  for (let i = 0; i + 3 <= chars.length; i++) found.add(chars[i]! + chars[i + 1]! + chars[i + 2]!);
-  return [...found];
-}
-
-/** Rank order within a tier: fewer distinct words, active first, then id (shorter first: numeric order for integer ids). */
-export function compareItems(a: SearchItem, b: SearchItem): number {
-  return a.order - b.order || a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
-
-/** Where `item` goes in `list` (kept in compareItems order), or where it is. */
-function positionOf(list: SearchItem[], item: SearchItem): number {
-  let low = 0;
-  let high = list.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compareItems(list[middle]!, item) < 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-/** A word of the index: the items holding it, and what the query being evaluated makes of it. */
-export interface WordEntry {
-  /** A small integer, reused once the word is gone: its place in the marks (SearchIndex.mark). */
-  id: number;
-  word: string;
-  /** Items holding the word, per kind, in compareItems order. */
-  byKind: Map<SearchKind, SearchItem[]>;
-  /** The same items as bitmaps, for the kinds a count asked for (SearchIndex.bitmapOf). */
-  bitmaps: Map<SearchKind, Int32Array> | undefined;
-  count: number;
-}
-
 /** How a query word may be matched: itself, the words it begins, its corrections (each found when first asked). */
-export class QueryWord {
+class QueryWord {
   private prefixList: string[] | undefined;
   private typoList: string[] | undefined;
 
   constructor(
     readonly word: string,
-    private readonly index: SearchIndex,
+    private readonly index: IndexedItems,
   ) {}
 
   get prefixes(): readonly string[] {
@@ -183,156 +91,28 @@ export interface SearchQuery {
   upperText: string;
 }
 
-export class SearchIndex {
-  private readonly items = new Map<string, SearchItem>();
-  private readonly entries = new Map<string, WordEntry>();
-  /** Every word of the index in code point order (for prefixes): made at the first query, then kept. */
-  private sorted: string[] | undefined;
-  private readonly trigrams = new Map<string, Set<string>>();
-  /** Each query word's prefixes and corrections, as the words of the index are: forgotten whenever a word comes or goes. */
-  private readonly prefixes = new Map<string, string[]>();
-  private readonly typos = new Map<string, string[]>();
-  /** Items by their exact keys: one item, or several. */
-  private readonly exactLower = new Map<string, SearchItem | SearchItem[]>();
-  private readonly exactUpper = new Map<string, SearchItem | SearchItem[]>();
-  private readonly ordinals = new Map<SearchKind, Ordinals<SearchItem>>();
-
-  /** An index of these items, built at once. */
-  static of(sources: Iterable<SearchSource>): SearchIndex {
-    const index = new SearchIndex();
-    for (const source of sources) index.add(index.itemOf(source), false);
-    for (const entry of index.entries.values()) for (const list of entry.byKind.values()) list.sort(compareItems);
-    return index;
+/** Whether the query's words occur whole, in order, within one field. */
+function inOrder(item: SearchItem, query: SearchQuery): boolean {
+  const wanted = query.words.length;
+  let next = 0;
+  for (const entry of item.text) {
+    if (entry === FIELD_BREAK) next = 0;
+    else if (next < wanted && entry.word === query.words[next]!.word && ++next === wanted) return true;
   }
+  return false;
+}
 
-  get size(): number {
-    return this.items.size;
-  }
+/** The words a query word accepts at a step. */
+function accepted(w: QueryWord, step: Step): readonly string[] {
+  return step === Step.Whole ? [w.word] : step === Step.Prefix ? [w.word, ...w.prefixes] : [w.word, ...w.prefixes, ...w.typos];
+}
 
-  get(kind: SearchKind, id: string): SearchItem | undefined {
-    return this.items.get(`${kind}:${id}`);
-  }
-
-  /** Adds an item, or replaces the one of its kind and id. */
-  put(source: SearchSource): void {
-    this.remove(source.kind, source.id);
-    this.add(this.itemOf(source), true);
-  }
-
-  remove(kind: SearchKind, id: string): void {
-    const item = this.items.get(`${kind}:${id}`);
-    if (!item) return;
-    this.items.delete(`${kind}:${id}`);
-    for (const entry of item.words) {
-      const word = entry.word;
-      const list = entry.byKind.get(kind)!;
-      list.splice(positionOf(list, item), 1);
-      const bitmap = entry.bitmaps?.get(kind);
-      if (bitmap) clearBit(bitmap, item.ordinal);
-      if (list.length === 0) {
-        entry.byKind.delete(kind);
-        entry.bitmaps?.delete(kind);
-      }
-      if (--entry.count === 0) {
-        this.entries.delete(word);
-        this.freeIds.push(entry.id);
-        this.forgetWordLists();
-        if (this.sorted) this.sorted.splice(upperBound(this.sorted, word) - 1, 1);
-        for (const trigram of trigramsOf(word)) {
-          const words = this.trigrams.get(trigram)!;
-          words.delete(word);
-          if (words.size === 0) this.trigrams.delete(trigram);
-        }
-      }
-    }
-    for (const key of item.exactLower) unkey(this.exactLower, key, item);
-    for (const key of item.exactUpper) unkey(this.exactUpper, key, item);
-    this.ordinalsOf(kind).release(item.ordinal);
-  }
-
-  private ordinalsOf(kind: SearchKind): Ordinals<SearchItem> {
-    let ordinals = this.ordinals.get(kind);
-    if (!ordinals) this.ordinals.set(kind, (ordinals = new Ordinals()));
-    return ordinals;
-  }
-
-  private itemOf(source: SearchSource): SearchItem {
-    // The database's text is already words (lower-cased in its locale): lower-cased again here as queries are.
-    // One string per distinct word across the index, shared by every item holding it.
-    const text: SearchItem['text'] = [];
-    for (const token of source.text.split(' ')) {
-      if (token === '') continue;
-      if (token === '|') {
-        if (text.length > 0 && text.at(-1) !== FIELD_BREAK) text.push(FIELD_BREAK);
-        continue;
-      }
-      text.push(this.entryOf(token.toLowerCase()));
-    }
-    const words = [...new Set(text)].filter((entry) => entry !== FIELD_BREAK);
-    const wordIds = words.map((entry) => entry.id);
-    const active = source.status === null || source.status === 'ACTIVE';
-    return {
-      kind: source.kind,
-      id: source.id,
-      text,
-      words,
-      wordIds,
-      active,
-      order: words.length * 2 + (active ? 0 : 1),
-      scan: 0,
-      ordinal: -1,
-      status: source.status,
-      seriesId: source.seriesId,
-      tagIds: source.tagIds.length > 0 ? source.tagIds : NO_TAGS,
-      frequency: source.frequency === null ? null : source.frequency.toLowerCase(),
-      exactLower: source.exactLower.map((key) => key.toLowerCase()),
-      exactUpper: source.exactUpper,
-    };
-  }
-
-  /** The entry of a word, made (with its trigrams and its place among the sorted words) if it is new. */
-  private entryOf(word: string): WordEntry {
-    let entry = this.entries.get(word);
-    if (!entry) {
-      const id = this.freeIds.pop() ?? this.entries.size;
-      if (id >= this.stamps.length) {
-        const grown = (array: Int32Array) => {
-          const larger = new Int32Array(array.length * 2);
-          larger.set(array);
-          return larger;
-        };
-        this.stamps = grown(this.stamps);
-        this.bits = grown(this.bits);
-      }
-      this.stamps[id] = 0;
-      this.forgetWordLists();
-      entry = { id, word, byKind: new Map(), bitmaps: undefined, count: 0 };
-      this.entries.set(word, entry);
-      if (this.sorted) this.sorted.splice(upperBound(this.sorted, word), 0, word);
-      for (const trigram of trigramsOf(word)) {
-        let words = this.trigrams.get(trigram);
-        if (!words) this.trigrams.set(trigram, (words = new Set()));
-        words.add(word);
-      }
-    }
-    return entry;
-  }
-
-  private add(item: SearchItem, keepOrder: boolean): void {
-    this.items.set(`${item.kind}:${item.id}`, item);
-    item.ordinal = this.ordinalsOf(item.kind).assign(item);
-    for (const entry of item.words) {
-      entry.count++;
-      let list = entry.byKind.get(item.kind);
-      if (!list) entry.byKind.set(item.kind, (list = []));
-      if (keepOrder) list.splice(positionOf(list, item), 0, item);
-      else list.push(item);
-      const bitmap = entry.bitmaps?.get(item.kind);
-      if (bitmap) entry.bitmaps!.set(item.kind, withBit(bitmap, item.ordinal));
-    }
-    for (const key of item.exactLower) addKey(this.exactLower, key, item);
-    for (const key of item.exactUpper) addKey(this.exactUpper, key, item);
-  }
+export class SearchIndex extends IndexedItems {
+  /** Per word id: the evaluation that last marked it (`mark`), and how it matched that query's words. */
+  private stamps = new Int32Array(1024);
+  private bits = new Int32Array(1024);
+  private stamp = 0;
+  private scanned = 0;
 
   /** The query of a text: its words with their prefixes and corrections. */
   query(text: string): SearchQuery {
@@ -343,67 +123,18 @@ export class SearchIndex {
     return { words, lowerText, upperText: lowerText.toUpperCase() };
   }
 
-  /** The first PREFIX_WORDS words of the index that begin with `word` (2 characters or more), in order. */
-  prefixesOf(word: string): string[] {
-    return kept(this.prefixes, word, () => this.findPrefixes(word));
-  }
-
-  /** The TYPO_WORDS words nearest `word` within its edits (see the module comment), fewest edits first. */
-  typosOf(word: string): string[] {
-    return kept(this.typos, word, () => this.findTypos(word));
-  }
-
-  private forgetWordLists(): void {
-    this.prefixes.clear();
-    this.typos.clear();
-  }
-
-  private findPrefixes(word: string): string[] {
-    if (lengthOf(word) < 2) return [];
-    this.sorted ??= [...this.entries.keys()].sort(compareCodePoints);
-    const found: string[] = [];
-    for (let i = upperBound(this.sorted, word); i < this.sorted.length && found.length < PREFIX_WORDS; i++) {
-      const candidate = this.sorted[i]!;
-      if (!candidate.startsWith(word)) break;
-      found.push(candidate);
-    }
-    return found;
-  }
-
-  private findTypos(word: string): string[] {
-    const length = lengthOf(word);
-    if (length < TYPO_MIN_LENGTH || /^[0-9]+$/.test(word)) return [];
-    const edits = length >= TYPO_TWO_EDITS_FROM ? 2 : 1;
-    const own = trigramsOf(word);
-    // A word within `edits` edits shares all but 3 trigrams per edit.
-    const needed = Math.max(1, own.length - 3 * edits);
-    const shared = new Map<string, number>();
-    for (const trigram of own) for (const candidate of this.trigrams.get(trigram) ?? []) shared.set(candidate, (shared.get(candidate) ?? 0) + 1);
-    const found: Array<{ word: string; edits: number }> = [];
-    for (const [candidate, count] of shared) {
-      if (count < needed || candidate === word || candidate.startsWith(word) || Math.abs(lengthOf(candidate) - length) > 2) continue;
-      const d = distance(candidate, word);
-      if (d <= edits) found.push({ word: candidate, edits: d });
-    }
-    found.sort((a, b) => a.edits - b.edits || (a.word < b.word ? -1 : 1));
-    return found.slice(0, TYPO_WORDS).map((f) => f.word);
-  }
-
-  /** Items of `kind` whose whole text equals the query's (rank 0). */
-  private exactOf(query: SearchQuery, kind: SearchKind): SearchItem[] {
-    const found = new Set([...keyed(this.exactLower, query.lowerText), ...keyed(this.exactUpper, query.upperText)].filter((item) => item.kind === kind));
-    return [...found].sort(compareItems);
-  }
-
-  /** Ids of words gone, to reuse. */
-  private readonly freeIds: number[] = [];
-  /** Per word id: the evaluation that last marked it (`mark`), and how it matched that query's words. */
-  private stamps = new Int32Array(1024);
-  private bits = new Int32Array(1024);
-  private stamp = 0;
-
   /** Marks the words that match the query's words, up to `step`, for the evaluation that follows (synchronous). */
   private mark(query: SearchQuery, step: Step): number {
+    // Room for every word id (a reused id keeps its old stamp, older than any evaluation to come).
+    while (this.stamps.length < this.wordIds) {
+      const grown = (array: Int32Array) => {
+        const larger = new Int32Array(array.length * 2);
+        larger.set(array);
+        return larger;
+      };
+      this.stamps = grown(this.stamps);
+      this.bits = grown(this.bits);
+    }
     if (++this.stamp > 0x7fffffff) {
       // Stamps are 32-bit: start again, forgetting every mark, rather than reuse one.
       this.stamps.fill(0);
@@ -443,27 +174,11 @@ export class SearchIndex {
     return (prefix | (bits >>> (2 * STEP_SHIFT))) === all ? Step.Typo : -1;
   }
 
-  /** Whether the query's words occur whole, in order, within one field. */
-  private static inOrder(item: SearchItem, query: SearchQuery): boolean {
-    const wanted = query.words.length;
-    let next = 0;
-    for (const entry of item.text) {
-      if (entry === FIELD_BREAK) next = 0;
-      else if (next < wanted && entry.word === query.words[next]!.word && ++next === wanted) return true;
-    }
-    return false;
-  }
-
-  /** The words a query word accepts at a step. */
-  private static accepted(w: QueryWord, step: Step): readonly string[] {
-    return step === Step.Whole ? [w.word] : step === Step.Prefix ? [w.word, ...w.prefixes] : [w.word, ...w.prefixes, ...w.typos];
-  }
-
   /** The lists of items of `kind` holding a word the rarest query word accepts at `step`, and how many items they hold. */
   private rarest(query: SearchQuery, kind: SearchKind, step: Step): { lists: SearchItem[][]; size: number } {
     let found = { lists: [] as SearchItem[][], size: Infinity };
     for (const w of query.words) {
-      const lists = SearchIndex.accepted(w, step).flatMap((word) => {
+      const lists = accepted(w, step).flatMap((word) => {
         const list = this.entries.get(word)?.byKind.get(kind);
         return list ? [list] : [];
       });
@@ -472,8 +187,6 @@ export class SearchIndex {
     }
     return found.size === Infinity ? { lists: [], size: 0 } : found;
   }
-
-  private scanned = 0;
 
   /**
    * Visits the items of `lists` (rarest's), each once, at most SCAN_MAX, until `visit` answers false: in rank
@@ -524,21 +237,21 @@ export class SearchIndex {
   /** What `best` finds before widening: exact matches, then every word whole (in order first); at most `limit`. */
   whole(query: SearchQuery, kind: SearchKind, limit: number, pass: (item: SearchItem) => boolean = PASS_ALL): SearchCandidate[] {
     if (query.words.length === 0 || limit <= 0) return [];
-    const exact = this.exactOf(query, kind).filter(pass);
+    const exact = this.exactOf(query.lowerText, query.upperText, kind).filter(pass);
     const result: SearchCandidate[] = exact.slice(0, limit).map((item) => ({ item, tier: 0 }));
     const taken = new Set(exact);
     // Whole words: in order (rank 1) or not (2). Nothing after `limit` items of rank 1 can rank better.
-    const inOrder: SearchCandidate[] = [];
+    const ordered: SearchCandidate[] = [];
     const anyOrder: SearchCandidate[] = [];
     const room = () => limit - result.length;
     const stamp = this.mark(query, Step.Whole);
     this.scan(this.rarest(query, kind, Step.Whole).lists, false, (item) => {
       if (taken.has(item) || !pass(item) || this.stepOf(item, query, stamp) !== Step.Whole) return true;
-      if (SearchIndex.inOrder(item, query)) inOrder.push({ item, tier: 1 });
+      if (inOrder(item, query)) ordered.push({ item, tier: 1 });
       else if (anyOrder.length < room()) anyOrder.push({ item, tier: 2 });
-      return inOrder.length < room();
+      return ordered.length < room();
     });
-    result.push(...[...inOrder, ...anyOrder].slice(0, room()));
+    result.push(...[...ordered, ...anyOrder].slice(0, room()));
     return result;
   }
 
@@ -550,7 +263,7 @@ export class SearchIndex {
     const result = [...found];
     const room = () => limit - result.length;
     if (room() <= 0 || result.length >= widenBelow) return result;
-    const exact = new Set(this.exactOf(query, kind));
+    const exact = new Set(this.exactOf(query.lowerText, query.upperText, kind));
     for (const step of [Step.Prefix, Step.Typo]) {
       if (room() <= 0 || result.length >= widenBelow) break;
       const stamp = this.mark(query, step);
@@ -585,7 +298,7 @@ export class SearchIndex {
   /** The items of `kind` holding a word `w` accepts (at any step), as a bitmap of `words` 32-bit words (or a kept one). */
   private acceptedBitmap(w: QueryWord, kind: SearchKind, words: number): Int32Array {
     const lists: Array<{ entry: WordEntry; list: SearchItem[] }> = [];
-    for (const word of SearchIndex.accepted(w, Step.Typo)) {
+    for (const word of accepted(w, Step.Typo)) {
       const entry = this.entries.get(word);
       const list = entry?.byKind.get(kind);
       if (list) lists.push({ entry: entry!, list });
@@ -623,61 +336,4 @@ export function withinFirst<T extends SearchCandidate>(candidates: readonly T[],
   const key = (candidate: T) => candidate.tier * 1_000_000 + candidate.item.order;
   const last = candidates.map(key).sort((a, b) => a - b)[limit - 1]!;
   return candidates.filter((candidate) => key(candidate) <= last);
-}
-
-/**
- * Code point order (JavaScript compares UTF-16 units, which puts characters beyond U+FFFF before
- * U+E000-U+FFFF): at the first unit that differs, surrogates are moved above U+FFFF.
- */
-export function compareCodePoints(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x !== y) {
-      const order = (unit: number) => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit);
-      return order(x) - order(y);
-    }
-  }
-  return a.length - b.length;
-}
-
-/** The index of the first word after `word` in `sorted` (code point order). */
-function upperBound(sorted: string[], word: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compareCodePoints(sorted[middle]!, word) <= 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-/** A query word's list kept in `lists`, found (and kept) if it is not; at WORD_LISTS_KEPT words the lists are forgotten first. */
-function kept(lists: Map<string, string[]>, word: string, find: () => string[]): string[] {
-  let list = lists.get(word);
-  if (!list) {
-    if (lists.size >= WORD_LISTS_KEPT) lists.clear();
-    lists.set(word, (list = find()));
-  }
-  return list;
-}
-
-function keyed(map: Map<string, SearchItem | SearchItem[]>, key: string): SearchItem[] {
-  const found = map.get(key);
-  return found === undefined ? [] : Array.isArray(found) ? found : [found];
-}
-
-function addKey(map: Map<string, SearchItem | SearchItem[]>, key: string, item: SearchItem): void {
-  const found = map.get(key);
-  if (found === undefined) map.set(key, item);
-  else if (Array.isArray(found)) found.push(item);
-  else map.set(key, [found, item]);
-}
-
-function unkey(map: Map<string, SearchItem | SearchItem[]>, key: string, item: SearchItem): void {
-  const rest = keyed(map, key).filter((other) => other !== item);
-  if (rest.length === 0) map.delete(key);
-  else map.set(key, rest.length === 1 ? rest[0]! : rest);
 }

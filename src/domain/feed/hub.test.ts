@@ -63,7 +63,7 @@ function hub(snapshots: Map<string, BookSnapshot> = new Map()): { hub: FeedHub; 
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 const delta = (side: 'yes' | 'no', price: string, d: string) => ({ side, price, delta: d });
 
-describe('FeedHub and Subscription', () => {
+describe('FeedHub and Subscription: order-book channels', () => {
   it('orderbook_delta: keeps records until the snapshot, then sends only those after its position, seq 1, 2, 3...', () => {
     const { hub: h } = hub();
     const out = new Collector();
@@ -100,6 +100,9 @@ describe('FeedHub and Subscription', () => {
     expect(out.overflowed).toMatch(/more than 2 updates/);
   });
 
+});
+
+describe('FeedHub and Subscription: private and ticker channels', () => {
   it("private channels: only the subscriber's own fills and orders, optionally of some markets", () => {
     const { hub: h } = hub();
     const a = new Collector();

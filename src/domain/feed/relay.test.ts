@@ -43,7 +43,7 @@ function relayOver(outbox: FakeOutbox, wants: (marketId: string, accounts: reado
   return { relay, published, gaps, errors };
 }
 
-describe('FeedRelay', () => {
+describe('FeedRelay: reading notified records', () => {
   it('starts from every market current position, then publishes each notified record once, in order', async () => {
     const outbox = new FakeOutbox();
     outbox.write('1');
@@ -103,6 +103,9 @@ describe('FeedRelay', () => {
     expect(published.at(-1)).toEqual(['1', 4]);
   });
 
+});
+
+describe('FeedRelay: gaps and resyncs', () => {
   it('reports a gap once when records were pruned before it could read them, and goes on', async () => {
     const outbox = new FakeOutbox();
     const { relay, published, gaps } = relayOver(outbox);
@@ -150,69 +153,69 @@ describe('FeedRelay', () => {
       ['8', 1],
     ]);
   });
+});
 
-  describe('records this process committed', () => {
-    const recordOf = (outbox: FakeOutbox, marketId: string, seq: number) => outbox.records.get(marketId)!.find((r) => r.seq === seq)!;
+describe('FeedRelay: records this process committed', () => {
+  const recordOf = (outbox: FakeOutbox, marketId: string, seq: number) => outbox.records.get(marketId)!.find((r) => r.seq === seq)!;
 
-    it('are published at once, without a read, and not again when their notification arrives', async () => {
-      const outbox = new FakeOutbox();
-      const { relay, published } = relayOver(outbox);
-      await relay.resync();
-      const a = outbox.write('1');
-      const b = outbox.write('1');
-      relay.committed([recordOf(outbox, '1', a), recordOf(outbox, '1', b)]);
-      expect(published).toEqual([
-        ['1', 1],
-        ['1', 2],
-      ]);
-      relay.notified(`1:${a}:,1:${b}:`);
-      await relay.drain();
-      expect(outbox.reads).toBe(0);
-      expect(published).toHaveLength(2);
-    });
+  it('are published at once, without a read, and not again when their notification arrives', async () => {
+    const outbox = new FakeOutbox();
+    const { relay, published } = relayOver(outbox);
+    await relay.resync();
+    const a = outbox.write('1');
+    const b = outbox.write('1');
+    relay.committed([recordOf(outbox, '1', a), recordOf(outbox, '1', b)]);
+    expect(published).toEqual([
+      ['1', 1],
+      ['1', 2],
+    ]);
+    relay.notified(`1:${a}:,1:${b}:`);
+    await relay.drain();
+    expect(outbox.reads).toBe(0);
+    expect(published).toHaveLength(2);
+  });
 
-    it('wait for the records before them that another process wrote: their market is read, in order', async () => {
-      const outbox = new FakeOutbox();
-      const { relay, published, gaps } = relayOver(outbox);
-      await relay.resync();
-      outbox.write('1'); // another process's, not notified yet
-      const mine = outbox.write('1');
-      relay.committed([recordOf(outbox, '1', mine)]);
-      expect(published).toEqual([]);
-      await relay.drain();
-      expect(published).toEqual([
-        ['1', 1],
-        ['1', 2],
-      ]);
-      expect(gaps).toEqual([]);
-    });
+  it('wait for the records before them that another process wrote: their market is read, in order', async () => {
+    const outbox = new FakeOutbox();
+    const { relay, published, gaps } = relayOver(outbox);
+    await relay.resync();
+    outbox.write('1'); // another process's, not notified yet
+    const mine = outbox.write('1');
+    relay.committed([recordOf(outbox, '1', mine)]);
+    expect(published).toEqual([]);
+    await relay.drain();
+    expect(published).toEqual([
+      ['1', 1],
+      ['1', 2],
+    ]);
+    expect(gaps).toEqual([]);
+  });
 
-    it('wait while their market is being read, and are published once, after what the read brings', async () => {
-      const outbox = new FakeOutbox();
-      const { relay, published } = relayOver(outbox);
-      await relay.resync();
-      const first = outbox.write('1');
-      relay.notified(`1:${first}:`);
-      // The read of record 1 is in flight; record 2 (this process's) commits meanwhile.
-      const mine = outbox.write('1');
-      relay.committed([recordOf(outbox, '1', mine)]);
-      await relay.drain();
-      relay.notified(`1:${mine}:`);
-      await relay.drain();
-      expect(published).toEqual([
-        ['1', 1],
-        ['1', 2],
-      ]);
-    });
+  it('wait while their market is being read, and are published once, after what the read brings', async () => {
+    const outbox = new FakeOutbox();
+    const { relay, published } = relayOver(outbox);
+    await relay.resync();
+    const first = outbox.write('1');
+    relay.notified(`1:${first}:`);
+    // The read of record 1 is in flight; record 2 (this process's) commits meanwhile.
+    const mine = outbox.write('1');
+    relay.committed([recordOf(outbox, '1', mine)]);
+    await relay.drain();
+    relay.notified(`1:${mine}:`);
+    await relay.drain();
+    expect(published).toEqual([
+      ['1', 1],
+      ['1', 2],
+    ]);
+  });
 
-    it('are left to the notification before the first resync', async () => {
-      const outbox = new FakeOutbox();
-      const { relay, published } = relayOver(outbox);
-      const seq = outbox.write('1');
-      relay.committed([recordOf(outbox, '1', seq)]);
-      expect(published).toEqual([]);
-      await relay.resync();
-      expect(relay.position('1')).toBe(1);
-    });
+  it('are left to the notification before the first resync', async () => {
+    const outbox = new FakeOutbox();
+    const { relay, published } = relayOver(outbox);
+    const seq = outbox.write('1');
+    relay.committed([recordOf(outbox, '1', seq)]);
+    expect(published).toEqual([]);
+    await relay.resync();
+    expect(relay.position('1')).toBe(1);
   });
 });

@@ -37,7 +37,7 @@ describe('placementRead', () => {
   });
 });
 
-describe('planPlacements', () => {
+describe('planPlacements: statements', () => {
   it('writes placements that meet only what the database holds in one statement', () => {
     const items = [request('A', { side: 'yes', price: '0.40', count: '1' }), request('B', { side: 'yes', price: '0.41', count: '1' })];
     const plan = planPlacements(items, reads(items));
@@ -111,6 +111,9 @@ describe('planPlacements', () => {
     expect(plan.writes[1]!.changes.cancels).toEqual([{ id: 'r1', reason: 'self_trade' }]);
   });
 
+});
+
+describe('planPlacements: what earlier placements did', () => {
   it('counts what earlier placements did: cash spent, shares bought, client_order_ids used', () => {
     const items = [
       request('A', { side: 'yes', price: '0.50', count: '150' }), // 75 of A's 100 Dots
