@@ -2,7 +2,7 @@
  * `npm run test:contract`: Dredd 14.1 against the real service.
  *
  * Starts the service in-process (startService) on a fresh embedded PostgreSQL in a new temp directory,
- * runs Dredd with the hooks of hooks.ts against the bundled document, stops the service and removes
+ * runs Dredd with the hooks of dredd-hooks.ts against the bundled document, stops the service and removes
  * the directory. Fails (exit 1) when Dredd reports a failure or an error, when a documented status of an
  * operation was neither passed nor skipped with a reason written in the hooks (SKIPS), when an
  * operation has no passing transaction, or when no response body was checked against its schema.
@@ -20,10 +20,10 @@ import { listOperations } from '../codegen/operations.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { DOCUMENT_PATH, startService, type RunningService } from '../src/server.js';
-import type { installHooks } from './hooks.js';
+import type { installHooks } from './dredd-hooks.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** Dredd requires hook files (CommonJS only); this one installs the hooks of hooks.ts, loaded here. */
+/** Dredd requires hook files (CommonJS only); this one installs the hooks of dredd-hooks.ts, loaded here. */
 const HOOKS_PATH = path.join(ROOT, 'contract-tests', 'hooks.cjs');
 declare global {
   var installContractHooks: typeof installHooks;
@@ -58,7 +58,7 @@ async function main(): Promise<number> {
     return 1;
   }
   // Imported once the document is there: the hooks' client reads it as it loads.
-  const { CONTRACT_BUDGET, installHooks, skipReason } = await import('./hooks.js');
+  const { CONTRACT_BUDGET, installHooks, skipReason } = await import('./dredd-hooks.js');
   // Every operation of the bundled document with its documented statuses.
   const operations = listOperations(JSON.parse(documentText) as OpenAPIV3.Document).map((op) => ({
     ...op,
@@ -112,7 +112,7 @@ async function main(): Promise<number> {
       ADMIN_EMAIL: admin.email,
       ADMIN_PASSWORD: admin.password,
       LOG_LEVEL: 'warn',
-      TRUST_PROXY: 'on',
+      TRUST_PROXY: '127.0.0.1',
       RATE_LIMIT_PUBLIC_READS: budget,
       RATE_LIMIT_PRIVATE_READS: budget,
       RATE_LIMIT_ORDER_WRITES: budget,
@@ -181,7 +181,7 @@ async function main(): Promise<number> {
         if (seen.length === 0) problems.push(`${key} (${op.method} ${op.path}): documented, but no Dredd transaction ran for it`);
         for (const outcome of seen.filter((o) => o === 'skip')) {
           if (reason) skipsWithReason.push(`${key} (${op.method} ${op.path}): ${reason}`);
-          else problems.push(`${key} (${op.method} ${op.path}): ${outcome}ped without a reason in contract-tests/hooks.ts SKIPS`);
+          else problems.push(`${key} (${op.method} ${op.path}): ${outcome}ped without a reason in contract-tests/dredd-hooks.ts SKIPS`);
         }
       }
       if (!passed && !allSkippedWithReason) problems.push(`${op.operationId} (${op.method} ${op.path}): no passing transaction`);

@@ -21,38 +21,10 @@ import { EventCreatorService } from './domain/catalogue/creators.js';
 import { CompatSeriesService } from './domain/catalogue/compat-series.js';
 import { CompatTagService } from './domain/catalogue/compat-tags.js';
 import { PublicSearchService } from './domain/catalogue/public-search.js';
+import type { Services } from './domain/services.js';
 
-/** The domain services handlers call; one set per process. */
-export interface Services {
-  accounts: AccountService;
-  /** API keys of accounts and the signed requests made with them. */
-  apiKeys: ApiKeyService;
-  system: SystemService;
-  catalogueAdmin: CatalogueAdminService;
-  /** Orders, portfolio and market data; catalogue administration and order sessions open its `transactions`. */
-  trading: TradingService;
-  /** Order sessions (heartbeat, expiry of sessions) and order scoring. */
-  sessions: OrderSessionService;
-  // --- catalogue read services ---
-  catalogueEvents: CatalogueEventService;
-  catalogueSeries: CatalogueSeriesService;
-  catalogueTags: CatalogueTagService;
-  catalogueMarkets: CatalogueMarketService;
-  /** The word index both searches read, kept current with the database. */
-  searchIndex: LiveSearchIndex;
-  catalogueSearch: CatalogueSearchService;
-  compatEvents: CompatEventService;
-  eventCreators: EventCreatorService;
-  compatSeries: CompatSeriesService;
-  compatTags: CompatTagService;
-  publicSearch: PublicSearchService;
-  /** The bundled OpenAPI document, served at /openapi.json. */
-  document: object;
-  /** The real-time feed of this process (its WebSocket transport: src/realtime/). */
-  feed: FeedService;
-  /** The AsyncAPI document of the real-time feed, served at /asyncapi.json. */
-  asyncapi: object;
-}
+// The entry point's type for what createServices builds (the benchmarks and tests name it from here).
+export type { Services };
 
 /** Optional parts of createServices: the AsyncAPI document, the feed's settings, and where work off the request path reports errors. */
 export interface ServiceExtras {
@@ -83,7 +55,11 @@ export function createServices(pools: Pools, config: Config, document: object, e
   const apiKeys = new ApiKeyService(
     db,
     accounts,
-    { windowSecs: config.apiKeys.windowSecs, secrets: extras.apiKeySecrets ?? 'order-book credentials are not configured on this service' },
+    {
+      windowSecs: config.apiKeys.windowSecs,
+      secrets: extras.apiKeySecrets ?? 'order-book credentials are not configured on this service',
+      ...(config.abuse.rateLimits && { generationBudget: config.abuse.keyGeneration }),
+    },
     onError && ((error) => onError(error, 'API keys')),
   );
   const feed = new FeedService(

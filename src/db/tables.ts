@@ -1,11 +1,13 @@
 /**
- * One row type per table of trading, order sessions and the real-time feed, as pg returns its rows: numeric
- * and bigint columns as strings (never JavaScript numbers), timestamps as Dates. The catalogue's and the
- * accounts' tables are in rows.ts.
+ * One row type per table, as pg returns its rows: numeric and bigint columns as strings (never JavaScript
+ * numbers), timestamps as Dates. A `...Row` type is a whole row of the table it is named after, and is
+ * defined here and nowhere else; what a query returns is built from these (`Pick<>`, joins adding a few
+ * columns of other tables) and named for what it is, in its repository. The literal unions the columns
+ * hold (an outcome, an order's status, ...) are defined here too, once for the whole service.
  *
  * Each table written in bulk also has its inserted columns here, with their PostgreSQL types, one list beside
  * its row type: the repositories build their INSERT column lists and the write statement's parameters (an
- * array per column, bound by name) from it, and the New...Row types are picked from the row type by it. A new
+ * array per column, bound by name) from it, and the New... types are picked from the row type by it. A new
  * column is added here (to the row type, and to the list when the service sets it on insert) and nowhere else
  * in src/db: the write statement and the reads take every column by name.
  */
@@ -16,26 +18,158 @@ export type SqlType = 'uuid' | 'bigint' | 'int' | 'numeric' | 'text' | 'boolean'
 /** Some columns of a row type, each with its PostgreSQL type. */
 export type ColumnTypes<Row> = Partial<Record<keyof Row, SqlType>>;
 
-export type OrderSide = 'yes' | 'no';
-export type OrderActionColumn = 'buy' | 'sell';
-export type OrderStatusColumn = 'OPEN' | 'PARTIAL' | 'FILLED' | 'CANCELLED';
+/** A market's two outcomes: the side of an order, a position or a trade's taker. */
+export type Outcome = 'yes' | 'no';
+/** How a market resolved: an outcome, or `invalid` (each share paid half). */
+export type MarketResult = Outcome | 'invalid';
+export type Action = 'buy' | 'sell';
+export type OrderStatus = 'OPEN' | 'PARTIAL' | 'FILLED' | 'CANCELLED';
+export type TimeInForce = 'GTC' | 'IOC' | 'FOK';
+/** The side of the YES-frame book an order rests on. */
 export type BookSide = 'bid' | 'ask';
 export type FillRole = 'maker' | 'taker';
+/**
+ * How a trade's shares changed hands. transfer_yes: a buyer of YES meets a seller of YES; transfer_no likewise
+ * for NO. mint: a YES buyer meets a NO buyer; a new YES+NO pair is created, the buyers pay yesPrice and
+ * 100 - yesPrice ticks per lot (1 Dot per contract in total). merge: a YES seller meets a NO seller; a pair is
+ * destroyed, the sellers receive yesPrice and 100 - yesPrice ticks per lot.
+ */
+export type TradeKind = 'transfer_yes' | 'transfer_no' | 'mint' | 'merge';
+export type CatalogueStatus = 'ACTIVE' | 'CLOSED' | 'RESOLVED';
+/** What the searches find. */
+export type SearchKind = 'series' | 'event' | 'market' | 'tag' | 'profile';
+export type Role = 'USER' | 'ADMIN';
+
+// --- accounts
+
+/** `users`. */
+export interface UsersRow {
+  id: string;
+  email: string;
+  username: string;
+  name: string;
+  /** Null: an account signed in through a provider, with no password. */
+  password_hash: string | null;
+  role: Role;
+  avatar_url: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type ApiKeyKind = 'rsa' | 'hmac';
+export type ApiKeyScope = 'read' | 'trade';
+
+/** `api_keys`. */
+export interface ApiKeysRow {
+  id: string;
+  user_id: string;
+  name: string;
+  kind: ApiKeyKind;
+  scopes: ApiKeyScope[];
+  public_key: string | null;
+  address: string | null;
+  passphrase_hash: Buffer | null;
+  secret_sealed: Buffer | null;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+// --- catalogue
+
+/** `tags`. */
+export interface TagsRow {
+  id: string;
+  slug: string;
+  label: string;
+  force_show: boolean;
+  force_hide: boolean;
+  is_carousel: boolean;
+  created_by: number | null;
+  updated_by: number | null;
+  published_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** `categories`. */
+export interface CategoriesRow {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+/** `series`. */
+export interface SeriesRow {
+  id: string;
+  ticker: string;
+  slug: string;
+  title: string;
+  category_id: string;
+  frequency: string;
+  series_type: string;
+  description: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** `events`. */
+export interface EventsRow {
+  id: string;
+  ticker: string;
+  slug: string;
+  series_id: string;
+  title: string;
+  description: string;
+  mutually_exclusive: boolean;
+  status: CatalogueStatus;
+  creator_id: string | null;
+  start_date: Date;
+  strike_date: Date;
+  closed_time: Date | null;
+  volume: string;
+  liquidity: string;
+  open_interest: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** `markets`. */
+export interface MarketsRow {
+  id: string;
+  ticker: string;
+  event_id: string;
+  title: string;
+  status: CatalogueStatus;
+  result: MarketResult | null;
+  last_yes_price: string | null;
+  last_no_price: string | null;
+  volume: string;
+  liquidity: string;
+  open_interest: string;
+  rewards_min_size: string | null;
+  rewards_max_spread: string | null;
+  closed_at: Date | null;
+  resolved_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+// --- trading
 
 /** `orders`. book_side and yes_price are generated from side, action and price. */
 export interface OrdersRow {
   id: string;
   account_id: string;
   market_id: string;
-  side: OrderSide;
-  action: OrderActionColumn;
+  side: Outcome;
+  action: Action;
   price: string;
   count: string;
   remaining: string;
   filled: string;
   cancelled: string;
-  status: OrderStatusColumn;
-  time_in_force: 'GTC' | 'IOC' | 'FOK';
+  status: OrderStatus;
+  time_in_force: TimeInForce;
   post_only: boolean;
   reduce_only: boolean;
   client_order_id: string;
@@ -58,7 +192,7 @@ export const ORDERS_INSERTED = {
   client_order_id: 'text', builder_code: 'text', expiration_ts: 'timestamptz', sequence: 'bigint', cancel_reason: 'text',
 } as const satisfies ColumnTypes<OrdersRow>;
 
-export type NewOrderRow = Pick<OrdersRow, keyof typeof ORDERS_INSERTED>;
+export type NewOrder = Pick<OrdersRow, keyof typeof ORDERS_INSERTED>;
 
 /** `trades`: one per match; kind says how the shares changed hands. */
 export interface TradesRow {
@@ -66,10 +200,10 @@ export interface TradesRow {
   market_id: string;
   yes_price: string;
   count: string;
-  taker_side: OrderSide;
+  taker_side: Outcome;
   maker_order_id: string;
   taker_order_id: string;
-  kind: 'transfer_yes' | 'transfer_no' | 'mint' | 'merge';
+  kind: TradeKind;
   created_at: Date;
 }
 
@@ -86,8 +220,8 @@ export interface FillsRow {
   order_id: string;
   account_id: string;
   market_id: string;
-  side: OrderSide;
-  action: OrderActionColumn;
+  side: Outcome;
+  action: Action;
   price: string;
   count: string;
   role: FillRole;
@@ -105,7 +239,7 @@ export interface PositionsRow {
   id: string;
   account_id: string;
   market_id: string;
-  side: OrderSide;
+  side: Outcome;
   shares: string;
   reserved: string;
   created_at: Date;
@@ -144,7 +278,7 @@ export interface SettlementsRow {
   id: string;
   account_id: string;
   market_id: string;
-  result: 'yes' | 'no' | 'invalid';
+  result: MarketResult;
   yes_count: string;
   no_count: string;
   payout: string;
@@ -156,6 +290,8 @@ export const SETTLEMENTS_INSERTED = {
 } as const satisfies ColumnTypes<SettlementsRow>;
 
 export type NewSettlement = Pick<SettlementsRow, keyof typeof SETTLEMENTS_INSERTED>;
+
+// --- order sessions and the real-time feed
 
 /** `order_sessions`: a maker's heartbeat; when it lapses, the account's live orders are cancelled. */
 export interface OrderSessionsRow {

@@ -18,6 +18,12 @@ export interface ErrorDetail {
   message: string;
 }
 
+/** What an error message echoes of a value a client sent: at most `length` characters of it. */
+export function clip(value: unknown, length = 24): string {
+  const s = String(value);
+  return s.length > length ? `${s.slice(0, length)}...` : s;
+}
+
 export class DomainError extends Error {
   constructor(
     readonly code: DomainErrorCode,

@@ -1,4 +1,4 @@
-import type { Handler } from '../http/types.js';
+import type { Handler } from './types.js';
 
 export const listAdminAccounts: Handler<'listAdminAccounts'> = async ({ query }, { services }) => {
   const page = await services.accounts.listAccounts({ limit: query.limit ?? 20, cursor: query.cursor || undefined, role: query.role });

@@ -1,6 +1,6 @@
 import type { ApiKeySummary, NewApiKey } from '../domain/api-keys/service.js';
 import { invalid } from '../domain/errors.js';
-import type { Handler } from '../http/types.js';
+import type { Handler } from './types.js';
 import { callerId } from './trading.js';
 
 /** API keys of the caller's account: the dispatcher lets only a session token reach these (never a key). */

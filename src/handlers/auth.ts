@@ -1,6 +1,6 @@
 import type { Account } from '../domain/accounts/service.js';
 import type { components } from '../generated/api-types.js';
-import type { Handler } from '../http/types.js';
+import type { Handler } from './types.js';
 
 /** The account as the API shows it to its owner. */
 export const presentUser = (account: Account): components['schemas']['User'] => ({

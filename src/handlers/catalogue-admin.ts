@@ -1,4 +1,4 @@
-import type { Handler } from '../http/types.js';
+import type { Handler } from './types.js';
 import { presentEvent, presentMarket, presentSeries, presentTag } from '../presenters/catalogue.js';
 
 export const createAdminTag: Handler<'createAdminTag'> = async ({ body }, { services }) => ({

@@ -1,4 +1,4 @@
-import type { Handler } from '../http/types.js';
+import type { Handler } from './types.js';
 import {
   presentEventDetail,
   presentEventListItem,

@@ -1,4 +1,4 @@
-import type { HandlerRegistry } from '../http/types.js';
+import type { HandlerRegistry } from './types.js';
 import * as admin from './admin.js';
 import * as apiKeys from './api-keys.js';
 import * as auth from './auth.js';

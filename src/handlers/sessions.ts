@@ -1,6 +1,6 @@
 import { invalid } from '../domain/errors.js';
 import { MAX_SCORING_IDS } from '../domain/sessions/service.js';
-import type { Handler } from '../http/types.js';
+import type { Handler } from './types.js';
 import { presentHeartbeatAck, presentHeartbeatSession, presentScoringMap, presentScoringStatus } from '../presenters/sessions.js';
 import { callerId } from './trading.js';
 

@@ -1,4 +1,4 @@
-import type { Handler } from '../http/types.js';
+import type { Handler } from './types.js';
 
 export const getHealth: Handler<'getHealth'> = async (_request, { services }) =>
   (await services.system.isDatabaseUp())

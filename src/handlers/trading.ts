@@ -1,9 +1,10 @@
 import type { Account } from '../domain/accounts/service.js';
 import { DomainError, invalid, unauthorized } from '../domain/errors.js';
-import type { CursorPage, OrderStatus, PlacementOutcome, PlaceOrderInput } from '../domain/trading/types.js';
+import type { OrderStatus } from '../db/tables.js';
+import type { CursorPage, PlacementOutcome, PlaceOrderInput } from '../domain/trading/types.js';
 import type { components } from '../generated/api-types.js';
-import { bodyCheckOf } from '../http/body-check.js';
-import type { Handler } from '../http/types.js';
+import { bodyCheckOf } from './body-check.js';
+import type { Handler } from './types.js';
 import {
   presentBatchCancelItem,
   presentPlacedOrderItem,

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import coBody from 'co-body';
+import { clip } from '../domain/errors.js';
 import { HttpError } from './errors.js';
 
 /** Request bodies are limited to this (413 above it). */
@@ -25,7 +26,7 @@ export async function readJsonBodyAndText(ctx: Context, options: BodyOptions): P
   const type = ctx.request.is('json', '+json');
   if (type === null) return { value: {}, text: '' };
   if (type === false) {
-    throw new HttpError('unsupported_media_type', `request body must be application/json, got '${clip(ctx.request.get('Content-Type') || 'no Content-Type')}'`);
+    throw new HttpError('unsupported_media_type', `request body must be application/json, got '${clip(ctx.request.get('Content-Type') || 'no Content-Type', 60)}'`);
   }
   let timer: NodeJS.Timeout | undefined;
   const reading = coBody.json(ctx.req, { limit: BODY_LIMIT_BYTES, strict: true, returnRawBody: true }).then((read: { parsed: unknown; raw: string }) => ({ value: read.parsed, text: read.raw }));
@@ -48,16 +49,12 @@ function bodyError(ctx: Context, error: unknown): unknown {
   const e = error as { status?: number; type?: string; code?: string; errno?: number; message?: string };
   if (e.status === 413) return new HttpError('payload_too_large', `request body too large (limit ${BODY_LIMIT_BYTES / 1024} KiB)`);
   // inflation: an encoding it does not know
-  if (e.status === 415) return new HttpError('unsupported_media_type', `Content-Encoding '${clip(ctx.request.get('Content-Encoding'))}' is not supported (gzip, deflate, br or identity)`);
+  if (e.status === 415) return new HttpError('unsupported_media_type', `Content-Encoding '${clip(ctx.request.get('Content-Encoding'), 60)}' is not supported (gzip, deflate, br or identity)`);
   // zlib: a corrupt or truncated compressed body
   if (typeof e.code === 'string' && typeof e.errno === 'number' && (e.code.startsWith('Z_') || e.code.startsWith('ERR__ERROR_') || e.code.startsWith('ERR_BROTLI'))) {
-    return new HttpError('invalid_request', `request body is not valid ${clip(ctx.request.get('Content-Encoding'))} data`);
+    return new HttpError('invalid_request', `request body is not valid ${clip(ctx.request.get('Content-Encoding'), 60)} data`);
   }
   if (e.type === 'request.aborted' || e.type === 'request.size.invalid') return new HttpError('invalid_request', 'request body ended before its declared length');
   if (e.status === 400) return new HttpError('invalid_json', 'request body is not valid JSON');
   return error;
-}
-
-function clip(value: string): string {
-  return value.length > 60 ? `${value.slice(0, 60)}...` : value;
 }

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { STATUS_BY_CODE, type ErrorCode } from './errors.js';
+import { STATUS_BY_CODE, type ErrorCode } from '../presenters/errors.js';
 
 /** Node's parser errors, answered with the error envelope (Node's own answers have no body). */
 const ANSWERS: Record<string, [ErrorCode, string, string]> = {

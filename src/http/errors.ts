@@ -1,25 +1,6 @@
 import type { Context } from 'koa';
 import { DomainError, type ErrorDetail } from '../domain/errors.js';
-
-export const STATUS_BY_CODE = {
-  invalid_request: 400,
-  invalid_json: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  request_timeout: 408,
-  conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  unprocessable: 422,
-  rate_limited: 429,
-  header_fields_too_large: 431,
-  internal: 500,
-  unavailable: 503,
-} as const;
-
-export type ErrorCode = keyof typeof STATUS_BY_CODE;
+import { STATUS_BY_CODE, type ErrorCode } from '../presenters/errors.js';
 
 /**
  * An object or array as the JSON body Koa would send, serialised here once: Koa sends a string body as it

@@ -1,6 +1,6 @@
 import type { CompatSeriesSummary } from '../domain/catalogue/compat-series.js';
 import type { PublicSearchResult } from '../domain/catalogue/public-search.js';
-import type { CompatSeriesDetailRecord, CompatSeriesRecord, CompatTagRecord } from '../domain/catalogue/read-models.js';
+import type { CompatSeriesDetail, CompatSeries, CompatTag } from '../domain/catalogue/read-models.js';
 import type { components } from '../generated/api-types.js';
 import { decimal, isoOffset } from './format.js';
 
@@ -8,7 +8,7 @@ type Schemas = components['schemas'];
 
 /** Compatibility shapes of series, series summaries, tags and search results (docs/compatibility.md). */
 
-export const presentCompatSeries = (series: CompatSeriesRecord): Schemas['CompatSeries'] => ({
+export const presentCompatSeries = (series: CompatSeries): Schemas['CompatSeries'] => ({
   id: String(series.id),
   ticker: series.ticker,
   slug: series.slug,
@@ -24,7 +24,7 @@ export const presentCompatSeries = (series: CompatSeriesRecord): Schemas['Compat
   tags: series.tags.map((t) => ({ id: String(t.id), slug: t.slug, label: t.label })),
 });
 
-export const presentCompatSeriesDetail = (series: CompatSeriesDetailRecord): Schemas['CompatSeriesDetail'] => ({
+export const presentCompatSeriesDetail = (series: CompatSeriesDetail): Schemas['CompatSeriesDetail'] => ({
   ...presentCompatSeries(series),
   archived: false,
   commentsEnabled: true,
@@ -42,7 +42,7 @@ export const presentCompatSeriesSummary = (summary: CompatSeriesSummary): Schema
   earliest_open_date: summary.earliestOpen?.day ?? null,
 });
 
-export const presentCompatTag = (tag: CompatTagRecord): Schemas['CompatTag'] => ({
+export const presentCompatTag = (tag: CompatTag): Schemas['CompatTag'] => ({
   id: String(tag.id),
   slug: tag.slug,
   label: tag.label,

@@ -1,4 +1,4 @@
-import type { CompatEventDetailRecord, CompatEventRecord, EventCreatorRecord } from '../domain/catalogue/read-models.js';
+import type { CompatEventDetail, CompatEvent, EventCreator } from '../domain/catalogue/read-models.js';
 import type { components } from '../generated/api-types.js';
 import { presentEventAnalytics } from './catalogue.js';
 import { decimal, isoOffset, utcDay } from './format.js';
@@ -11,7 +11,7 @@ type Schemas = components['schemas'];
  * Timestamps carry `+00:00`; ids are strings; money is decimal strings.
  */
 
-export const presentCompatEventListItem = (e: CompatEventRecord): Schemas['CompatEventListItem'] => ({
+export const presentCompatEventListItem = (e: CompatEvent): Schemas['CompatEventListItem'] => ({
   id: String(e.id),
   ticker: e.ticker,
   slug: e.slug,
@@ -34,7 +34,7 @@ export const presentCompatEventListItem = (e: CompatEventRecord): Schemas['Compa
 });
 
 /** The list item's fields, then the detail's own (added to the same object, in this order). */
-export const presentCompatEvent = (e: CompatEventDetailRecord): Schemas['CompatEvent'] =>
+export const presentCompatEvent = (e: CompatEventDetail): Schemas['CompatEvent'] =>
   Object.assign(presentCompatEventListItem(e), {
     startTime: isoOffset(e.start_date),
     createdAt: isoOffset(e.created_at),
@@ -47,7 +47,7 @@ export const presentCompatEvent = (e: CompatEventDetailRecord): Schemas['CompatE
     analytics: presentEventAnalytics(e),
   });
 
-export const presentCompatEventBySlug = (e: CompatEventDetailRecord): Schemas['CompatEventBySlug'] => ({
+export const presentCompatEventBySlug = (e: CompatEventDetail): Schemas['CompatEventBySlug'] => ({
   id: String(e.id),
   ticker: e.ticker,
   slug: e.slug,
@@ -67,7 +67,7 @@ export const presentCompatEventBySlug = (e: CompatEventDetailRecord): Schemas['C
   analytics: presentEventAnalytics(e),
 });
 
-export const presentCompatEventKeysetItem = (e: CompatEventRecord): Schemas['CompatEventKeysetItem'] => ({
+export const presentCompatEventKeysetItem = (e: CompatEvent): Schemas['CompatEventKeysetItem'] => ({
   id: String(e.id),
   ticker: e.ticker,
   slug: e.slug,
@@ -84,7 +84,7 @@ export const presentCompatEventKeysetItem = (e: CompatEventRecord): Schemas['Com
   seriesSlug: e.series_slug,
 });
 
-export const presentCompatEventPaginationItem = (e: CompatEventRecord): Schemas['CompatEventPaginationItem'] => ({
+export const presentCompatEventPaginationItem = (e: CompatEvent): Schemas['CompatEventPaginationItem'] => ({
   id: String(e.id),
   ticker: e.ticker,
   slug: e.slug,
@@ -95,10 +95,10 @@ export const presentCompatEventPaginationItem = (e: CompatEventRecord): Schemas[
 });
 
 /** A resolved or ended event; an ACTIVE one past its strike time closed at its strike time. */
-export const presentCompatEventResult = (e: CompatEventRecord): Schemas['CompatEventResult'] =>
+export const presentCompatEventResult = (e: CompatEvent): Schemas['CompatEventResult'] =>
   Object.assign(presentCompatEventPaginationItem(e), { closedTime: isoOffset(e.closed_time ?? e.strike_date) });
 
-export const presentEventCreator = (c: EventCreatorRecord): Schemas['EventCreator'] => ({
+export const presentEventCreator = (c: EventCreator): Schemas['EventCreator'] => ({
   id: c.id,
   creatorName: c.name || c.username,
   creatorHandle: c.username,

@@ -12,7 +12,7 @@ import type {
 } from '../domain/trading/views.js';
 import type { DomainError } from '../domain/errors.js';
 import type { components } from '../generated/api-types.js';
-import { STATUS_BY_CODE } from '../http/errors.js';
+import { STATUS_BY_CODE } from './errors.js';
 
 type Schemas = components['schemas'];
 

@@ -6,9 +6,9 @@ import {
   readSearchCatalogue,
   readSearchChanges,
   readSearchItems,
-  type SearchItemKind,
-  type SearchItemRow,
+  type SearchItemRecord,
 } from '../../src/db/repositories/search-index.js';
+import type { SearchKind } from '../../src/db/tables.js';
 import { createTestDatabase } from '../support/service.js';
 
 /**
@@ -30,7 +30,7 @@ afterAll(async () => {
   await db?.destroy();
 });
 
-type Change = { kind: SearchItemKind; id: string };
+type Change = { kind: SearchKind; id: string };
 const order = (changes: Change[]) => [...changes].sort((a, b) => `${a.kind}:${a.id}`.localeCompare(`${b.kind}:${b.id}`));
 
 /** The changes since the last read (which this one replaces). */
@@ -51,7 +51,7 @@ async function insertEvent(ticker: string, seriesId: string): Promise<string> {
   );
 }
 
-async function item(kind: SearchItemKind, itemId: string): Promise<SearchItemRow | undefined> {
+async function item(kind: SearchKind, itemId: string): Promise<SearchItemRecord | undefined> {
   const rows = await readSearchItems(db, [{ kind, id: itemId }]);
   expect(rows.length).toBeLessThanOrEqual(1);
   return rows[0];

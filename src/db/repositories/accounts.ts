@@ -1,5 +1,8 @@
 import type { Queryable } from '../knex.js';
-import type { Role, UserRow, UserWithBalanceRow } from '../rows.js';
+import type { BalancesRow, Role, UsersRow } from '../tables.js';
+
+/** An account with its balance, and when its first position was opened. */
+export type UserWithBalanceRecord = UsersRow & Pick<BalancesRow, 'cash' | 'reserved'> & { position_created_at: string };
 
 /** Any fixed number: serialises the operator account's check-then-create between instances starting together. */
 const OPERATOR_ACCOUNT_LOCK_KEY = 7_300_451_003;
@@ -14,15 +17,15 @@ const EXACT_CREATED_AT = `to_char(users.created_at at time zone 'UTC', 'YYYY-MM-
 export async function insertUser(
   db: Queryable,
   user: { email: string; username: string; name: string; passwordHash: string | null; role: Role },
-): Promise<UserRow> {
-  const [row] = await db<UserRow>('users')
+): Promise<UsersRow> {
+  const [row] = await db<UsersRow>('users')
     .insert({ email: user.email, username: user.username, name: user.name, password_hash: user.passwordHash, role: user.role })
     .returning('*');
-  return row as UserRow;
+  return row as UsersRow;
 }
 
-export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
-  return db<UserRow>('users').whereRaw('lower(email) = lower(?)', [email]).first();
+export async function findUserByEmail(db: Queryable, email: string): Promise<UsersRow | undefined> {
+  return db<UsersRow>('users').whereRaw('lower(email) = lower(?)', [email]).first();
 }
 
 export async function isUsernameTaken(db: Queryable, username: string): Promise<boolean> {
@@ -34,12 +37,12 @@ export async function updateUserCredentials(
   db: Queryable,
   id: string,
   changes: { passwordHash: string; role: Role },
-): Promise<UserRow> {
-  const [row] = await db<UserRow>('users')
+): Promise<UsersRow> {
+  const [row] = await db<UsersRow>('users')
     .where({ id })
     .update({ password_hash: changes.passwordHash, role: changes.role, updated_at: db.fn.now() })
     .returning('*');
-  return row as UserRow;
+  return row as UsersRow;
 }
 
 /** Opens the account's balance with a grant, and records the grant in the ledger. */
@@ -59,8 +62,8 @@ const USER_COLUMNS = ['id', 'email', 'username', 'name', 'password_hash', 'role'
  * authenticated request the session cache cannot answer runs it: a named statement, so that it is planned
  * once per connection rather than per request (hence the explicit column list).
  */
-export async function findSessionUser(db: Queryable, tokenHash: Buffer): Promise<(UserRow & { session_expires_at: Date }) | undefined> {
-  return db<UserRow & { session_expires_at: Date }>('sessions')
+export async function findSessionUser(db: Queryable, tokenHash: Buffer): Promise<(UsersRow & { session_expires_at: Date }) | undefined> {
+  return db<UsersRow & { session_expires_at: Date }>('sessions')
     .join('users', 'users.id', 'sessions.user_id')
     .where('sessions.token_hash', tokenHash)
     .whereNull('sessions.revoked_at')
@@ -85,8 +88,8 @@ export async function revokeCredentials(db: Queryable, userId: string): Promise<
 export async function listUsersWithBalances(
   db: Queryable,
   query: { limit: number; role?: Role; after?: { createdAt: string; id: string } },
-): Promise<UserWithBalanceRow[]> {
-  const q = db<UserWithBalanceRow>('users')
+): Promise<UserWithBalanceRecord[]> {
+  const q = db<UserWithBalanceRecord>('users')
     .join('balances', 'balances.user_id', 'users.id')
     // The position key keeps microseconds, which a JavaScript Date would lose.
     .select('users.*', 'balances.cash', 'balances.reserved', db.raw(`${EXACT_CREATED_AT} as position_created_at`))

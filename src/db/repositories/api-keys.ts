@@ -1,25 +1,8 @@
 import type { Queryable } from '../knex.js';
-import type { UserRow } from '../rows.js';
-
-export type ApiKeyKind = 'rsa' | 'hmac';
-export type ApiKeyScope = 'read' | 'trade';
-
-export interface ApiKeyRow {
-  id: string;
-  user_id: string;
-  name: string;
-  kind: ApiKeyKind;
-  scopes: ApiKeyScope[];
-  public_key: string | null;
-  address: string | null;
-  passphrase_hash: Buffer | null;
-  secret_sealed: Buffer | null;
-  created_at: Date;
-  last_used_at: Date | null;
-}
+import type { ApiKeysRow, UsersRow } from '../tables.js';
 
 /** What listing shows of a key: never its secrets. */
-export type ApiKeySummaryRow = Pick<ApiKeyRow, 'id' | 'name' | 'kind' | 'scopes' | 'address' | 'created_at' | 'last_used_at'>;
+export type ApiKeySummaryRecord = Pick<ApiKeysRow, 'id' | 'name' | 'kind' | 'scopes' | 'address' | 'created_at' | 'last_used_at'>;
 
 const SUMMARY_COLUMNS = ['id', 'name', 'kind', 'scopes', 'address', 'created_at', 'last_used_at'] as const;
 const USER_COLUMNS = ['id', 'email', 'username', 'name', 'role'] as const;
@@ -36,14 +19,14 @@ export async function countKeys(db: Queryable, userId: string): Promise<number> 
 
 export async function insertKey(
   db: Queryable,
-  key: Pick<ApiKeyRow, 'user_id' | 'name' | 'kind' | 'scopes' | 'public_key' | 'address' | 'passphrase_hash' | 'secret_sealed'> & { id?: string },
-): Promise<ApiKeySummaryRow> {
+  key: Pick<ApiKeysRow, 'user_id' | 'name' | 'kind' | 'scopes' | 'public_key' | 'address' | 'passphrase_hash' | 'secret_sealed'> & { id?: string },
+): Promise<ApiKeySummaryRecord> {
   const [row] = await db('api_keys').insert(key).returning([...SUMMARY_COLUMNS]);
-  return row as ApiKeySummaryRow;
+  return row as ApiKeySummaryRecord;
 }
 
 /** The account's keys, oldest first (at most 20 of them). */
-export async function listKeys(db: Queryable, userId: string): Promise<ApiKeySummaryRow[]> {
+export async function listKeys(db: Queryable, userId: string): Promise<ApiKeySummaryRecord[]> {
   return db('api_keys')
     .where({ user_id: userId })
     .orderBy([{ column: 'created_at' }, { column: 'id' }])
@@ -60,7 +43,7 @@ export async function deleteKey(db: Queryable, userId: string, id: string): Prom
 export async function findKeyWithUser(
   db: Queryable,
   id: string,
-): Promise<(ApiKeyRow & { user: Pick<UserRow, (typeof USER_COLUMNS)[number]> }) | undefined> {
+): Promise<(ApiKeysRow & { user: Pick<UsersRow, (typeof USER_COLUMNS)[number]> }) | undefined> {
   const row = await db('api_keys')
     .join('users', 'users.id', 'api_keys.user_id')
     .where('api_keys.id', id)
@@ -70,9 +53,9 @@ export async function findKeyWithUser(
     )
     .options({ name: 'dots_find_api_key' });
   if (!row) return undefined;
-  const user = Object.fromEntries(USER_COLUMNS.map((column) => [column, row[`user_${column}`]])) as Pick<UserRow, (typeof USER_COLUMNS)[number]>;
+  const user = Object.fromEntries(USER_COLUMNS.map((column) => [column, row[`user_${column}`]])) as Pick<UsersRow, (typeof USER_COLUMNS)[number]>;
   for (const column of USER_COLUMNS) delete row[`user_${column}`];
-  return { ...(row as ApiKeyRow), user };
+  return { ...(row as ApiKeysRow), user };
 }
 
 export async function touchKeys(db: Queryable, ids: readonly string[]): Promise<void> {

@@ -1,17 +1,17 @@
 import type { Queryable } from '../knex.js';
-import type { CategoryRow, EventRow, MarketResult, MarketRow, SeriesRow, TagRow } from '../rows.js';
+import type { CategoriesRow, EventsRow, MarketResult, MarketsRow, SeriesRow, TagsRow } from '../tables.js';
 
 /** Writes of catalogue administration, and the look-ups they need. */
 
-export async function insertTag(db: Queryable, tag: { slug: string; label: string }): Promise<TagRow> {
-  const [row] = await db<TagRow>('tags').insert(tag).returning('*');
-  return row as TagRow;
+export async function insertTag(db: Queryable, tag: { slug: string; label: string }): Promise<TagsRow> {
+  const [row] = await db<TagsRow>('tags').insert(tag).returning('*');
+  return row as TagsRow;
 }
 
 /** The ids of these tag slugs; slugs that name no tag are missing from the map. */
 export async function findTagIdsBySlug(db: Queryable, slugs: readonly string[]): Promise<Map<string, string>> {
   if (slugs.length === 0) return new Map();
-  const rows = await db<TagRow>('tags').whereIn('slug', slugs).select('id', 'slug');
+  const rows = await db<TagsRow>('tags').whereIn('slug', slugs).select('id', 'slug');
   return new Map(rows.map((r) => [r.slug, r.id]));
 }
 
@@ -20,9 +20,9 @@ export async function linkTags(db: Queryable, table: 'series_tags' | 'event_tags
   await db(table).insert(tagIds.map((tagId) => ({ [ownerColumn]: ownerId, tag_id: tagId }))).onConflict().ignore();
 }
 
-export async function upsertCategory(db: Queryable, slug: string, name: string): Promise<CategoryRow> {
-  const [row] = await db<CategoryRow>('categories').insert({ slug, name }).onConflict('slug').merge({ slug }).returning(['id', 'slug', 'name']);
-  return row as CategoryRow;
+export async function upsertCategory(db: Queryable, slug: string, name: string): Promise<CategoriesRow> {
+  const [row] = await db<CategoriesRow>('categories').insert({ slug, name }).onConflict('slug').merge({ slug }).returning(['id', 'slug', 'name']);
+  return row as CategoriesRow;
 }
 
 export async function insertSeries(
@@ -39,47 +39,47 @@ export async function findSeriesByTicker(db: Queryable, ticker: string): Promise
 
 export async function insertEvent(
   db: Queryable,
-  event: Pick<EventRow, 'ticker' | 'slug' | 'series_id' | 'title' | 'description' | 'mutually_exclusive' | 'creator_id' | 'start_date' | 'strike_date'>,
-): Promise<EventRow> {
-  const [row] = await db<EventRow>('events').insert(event).returning('*');
-  return row as EventRow;
+  event: Pick<EventsRow, 'ticker' | 'slug' | 'series_id' | 'title' | 'description' | 'mutually_exclusive' | 'creator_id' | 'start_date' | 'strike_date'>,
+): Promise<EventsRow> {
+  const [row] = await db<EventsRow>('events').insert(event).returning('*');
+  return row as EventsRow;
 }
 
 /** The event, locked until the transaction ends: serialises changes to its markets' outcomes. */
-export async function lockEventByTicker(db: Queryable, ticker: string): Promise<EventRow | undefined> {
-  return db<EventRow>('events').where({ ticker }).forUpdate().first();
+export async function lockEventByTicker(db: Queryable, ticker: string): Promise<EventsRow | undefined> {
+  return db<EventsRow>('events').where({ ticker }).forUpdate().first();
 }
 
-export async function lockEventById(db: Queryable, id: string): Promise<EventRow | undefined> {
-  return db<EventRow>('events').where({ id }).forUpdate().first();
+export async function lockEventById(db: Queryable, id: string): Promise<EventsRow | undefined> {
+  return db<EventsRow>('events').where({ id }).forUpdate().first();
 }
 
 export async function insertMarket(
   db: Queryable,
-  market: Pick<MarketRow, 'ticker' | 'event_id' | 'title' | 'rewards_min_size' | 'rewards_max_spread'>,
-): Promise<MarketRow> {
-  const [row] = await db<MarketRow>('markets').insert(market).returning('*');
-  return row as MarketRow;
+  market: Pick<MarketsRow, 'ticker' | 'event_id' | 'title' | 'rewards_min_size' | 'rewards_max_spread'>,
+): Promise<MarketsRow> {
+  const [row] = await db<MarketsRow>('markets').insert(market).returning('*');
+  return row as MarketsRow;
 }
 
-export async function findMarketByTicker(db: Queryable, ticker: string): Promise<MarketRow | undefined> {
-  return db<MarketRow>('markets').where({ ticker }).first();
+export async function findMarketByTicker(db: Queryable, ticker: string): Promise<MarketsRow | undefined> {
+  return db<MarketsRow>('markets').where({ ticker }).first();
 }
 
-export async function closeMarket(db: Queryable, id: string): Promise<MarketRow> {
-  const [row] = await db<MarketRow>('markets')
+export async function closeMarket(db: Queryable, id: string): Promise<MarketsRow> {
+  const [row] = await db<MarketsRow>('markets')
     .where({ id })
     .update({ status: 'CLOSED', closed_at: db.fn.now(), updated_at: db.fn.now() } as never)
     .returning('*');
-  return row as MarketRow;
+  return row as MarketsRow;
 }
 
-export async function resolveMarket(db: Queryable, id: string, result: MarketResult): Promise<MarketRow> {
-  const [row] = await db<MarketRow>('markets')
+export async function resolveMarket(db: Queryable, id: string, result: MarketResult): Promise<MarketsRow> {
+  const [row] = await db<MarketsRow>('markets')
     .where({ id })
     .update({ status: 'RESOLVED', result, resolved_at: db.fn.now(), closed_at: db.raw('coalesce(closed_at, now())'), updated_at: db.fn.now() } as never)
     .returning('*');
-  return row as MarketRow;
+  return row as MarketsRow;
 }
 
 export async function countMarketsResolvedYes(db: Queryable, eventId: string): Promise<number> {

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../knex.js';
 import { plannedOnce, type ReadPools } from '../pools.js';
-import type { CatalogueStatus } from '../rows.js';
-import type { CompatTagRow } from './compat-tags.js';
-import type { EventAnalyticsRow } from './events.js';
+import type { EventsRow } from '../tables.js';
+import type { CompatTagRecord } from './compat-tags.js';
+import type { EventAnalyticsRecord } from './events.js';
 
 /**
  * Queries of the compatibility events (`/events`, `/events/keyset`, `/events/pagination`, `/events/results`
@@ -62,39 +62,19 @@ export type KeysetColumn = 'id' | 'slug' | 'title' | 'created_at' | 'updated_at'
 const TIMESTAMP_COLUMNS = new Set<string>(['created_at', 'updated_at', 'strike_date']);
 
 /** One event of a compatibility list, with its series and whether it is live / ended (computed by the database). */
-export interface CompatEventRow {
-  id: string;
-  ticker: string;
-  slug: string;
-  title: string;
-  description: string;
-  mutually_exclusive: boolean;
-  status: CatalogueStatus;
-  start_date: Date;
-  strike_date: Date;
-  closed_time: Date | null;
-  volume: string;
-  liquidity: string;
-  open_interest: string;
-  created_at: Date;
-  updated_at: Date;
-  series_id: string;
-  series_ticker: string;
-  series_slug: string;
-  series_title: string;
-  live: boolean;
-  ended: boolean;
-}
+export type CompatEventRecord = Pick<
+  EventsRow,
+  | 'id' | 'ticker' | 'slug' | 'title' | 'description' | 'mutually_exclusive' | 'status' | 'start_date' | 'strike_date' | 'closed_time'
+  | 'volume' | 'liquidity' | 'open_interest' | 'created_at' | 'updated_at' | 'series_id'
+> & { series_ticker: string; series_slug: string; series_title: string; live: boolean; ended: boolean };
 
 /** A keyset row also carries its sort value as text (timestamps to the microsecond). */
-export interface CompatEventKeysetRow extends CompatEventRow {
+export interface CompatEventKeysetRecord extends CompatEventRecord {
   sort_value: string;
 }
 
 /** An event with its analytics, in the native catalogue's row shape (presented by the same presenter). */
-export type CompatEventDetailRow = CompatEventRow & EventAnalyticsRow;
-
-export type { CompatTagRow };
+export type CompatEventDetailRecord = CompatEventRecord & EventAnalyticsRecord;
 
 const LIVE = `(e.status = 'ACTIVE' and e.start_date <= now() and now() < e.strike_date)`;
 const ENDED = `(e.strike_date <= now() or e.status <> 'ACTIVE')`;
@@ -192,7 +172,7 @@ function orderBy(q: Knex.QueryBuilder, order: EventOrder): Knex.QueryBuilder {
 }
 
 /** One offset page of the matching events, each joined to its series. */
-export async function listEventsByOffset(pools: ReadPools, filter: EventFilter, order: EventOrder, window: { offset: number; limit: number }): Promise<CompatEventRow[]> {
+export async function listEventsByOffset(pools: ReadPools, filter: EventFilter, order: EventOrder, window: { offset: number; limit: number }): Promise<CompatEventRecord[]> {
   // (an offset of 0 is left out of the text)
   const { db, name } = listStatement(pools, filter, 'offset', order.column, order.ascending, window.offset > 0);
   return named(orderBy(withSeries(db, filteredEvents(db, filter)), order).offset(window.offset).limit(window.limit), name);
@@ -209,7 +189,7 @@ const PAST_STRIKE_ID_LIST = 1000;
  * from the strike-time index, so that the planner sees the exact list instead of guessing from statistics that
  * cannot relate status and strike time; past `PAST_STRIKE_ID_LIST` of them, the branch filters as it goes.
  */
-export async function listEndedEventsByOffset(db: Queryable, filter: EventFilter, order: EventOrder, window: { offset: number; limit: number }): Promise<CompatEventRow[]> {
+export async function listEndedEventsByOffset(db: Queryable, filter: EventFilter, order: EventOrder, window: { offset: number; limit: number }): Promise<CompatEventRecord[]> {
   const end = window.offset + window.limit;
   const pastStrikeIds: string[] = (
     await db('events').select('id').where('status', 'ACTIVE').whereRaw('strike_date <= now()').orderBy('strike_date').limit(PAST_STRIKE_ID_LIST + 1)
@@ -264,7 +244,7 @@ export async function listEventsByKeyset(
   order: { column: KeysetColumn; ascending: boolean },
   after: { value: string; id: number } | undefined,
   limit: number,
-): Promise<CompatEventKeysetRow[]> {
+): Promise<CompatEventKeysetRecord[]> {
   const { db, name } = listStatement(pools, filter, 'keyset', order.column, order.ascending, after !== undefined);
   const direction = order.ascending ? 'asc' : 'desc';
   const comparison = order.ascending ? '>' : '<';
@@ -278,7 +258,7 @@ export async function listEventsByKeyset(
 }
 
 /** The event whose id or ticker is `value`, or whose slug or ticker is `value`, with its analytics. */
-export async function findEventDetail(db: Queryable, by: 'idOrTicker' | 'slugOrTicker', value: string): Promise<CompatEventDetailRow | undefined> {
+export async function findEventDetail(db: Queryable, by: 'idOrTicker' | 'slugOrTicker', value: string): Promise<CompatEventDetailRecord | undefined> {
   const page = withSeries(db, db('events as e'), [db.raw('e.id as event_id')]);
   if (by === 'idOrTicker') {
     if (NUMERIC_ID.test(value)) page.where((w) => w.where('e.id', value).orWhere('e.ticker', value));
@@ -324,7 +304,7 @@ export async function findEventId(db: Queryable, value: string): Promise<string 
 }
 
 /** The tags an event carries, with the number of ACTIVE events carrying each. */
-export async function listEventTags(db: Queryable, eventId: string): Promise<CompatTagRow[]> {
+export async function listEventTags(db: Queryable, eventId: string): Promise<CompatTagRecord[]> {
   return db('event_tags as et')
     .join('tags as t', 't.id', 'et.tag_id')
     .where('et.event_id', eventId)

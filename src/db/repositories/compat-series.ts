@@ -1,22 +1,18 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../knex.js';
-import type { SeriesRow } from '../rows.js';
+import type { SeriesRow, TagsRow } from '../tables.js';
 
 /** Reads of the compatibility series endpoints (`/series`, `/series/{id}`, `/series-summary/...`). */
 
-export interface CompatTagRefRow {
-  id: string;
-  slug: string;
-  label: string;
-}
+export type CompatTagRefRecord = Pick<TagsRow, 'id' | 'slug' | 'label'>;
 
 /** A series with its tags, as the compatibility list shows it. */
-export interface CompatSeriesRow extends SeriesRow {
-  tags: CompatTagRefRow[];
+export interface CompatSeriesRecord extends SeriesRow {
+  tags: CompatTagRefRecord[];
 }
 
 /** The single read adds the sums over the series' events. */
-export interface CompatSeriesDetailRow extends CompatSeriesRow {
+export interface CompatSeriesDetailRecord extends CompatSeriesRecord {
   volume: string;
   liquidity: string;
 }
@@ -55,7 +51,7 @@ const TAGS_JSON = `coalesce((select json_agg(json_build_object('id', t.id::text,
   from series_tags st join tags t on t.id = st.tag_id where st.series_id = s.id), '[]'::json) as tags`;
 
 /** One page of series: the page is cut first (filters, order, offset, limit), then its tags are fetched in the same query. */
-export async function listCompatSeries(db: Queryable, query: CompatSeriesListQuery): Promise<CompatSeriesRow[]> {
+export async function listCompatSeries(db: Queryable, query: CompatSeriesListQuery): Promise<CompatSeriesRecord[]> {
   const direction = query.ascending ? 'asc' : 'desc';
   const column = ORDER_COLUMNS[query.order];
   const page = db('series as s').select('s.*');
@@ -104,7 +100,7 @@ export async function listCompatSeries(db: Queryable, query: CompatSeriesListQue
 }
 
 /** One series by exactly one of id, ticker or slug, with its tags and the sums over its events. */
-export async function findCompatSeries(db: Queryable, where: { id: string } | { ticker: string } | { slug: string }): Promise<CompatSeriesDetailRow | undefined> {
+export async function findCompatSeries(db: Queryable, where: { id: string } | { ticker: string } | { slug: string }): Promise<CompatSeriesDetailRecord | undefined> {
   const q = db('series as s').select(
     's.*',
     db.raw(TAGS_JSON),
@@ -138,7 +134,7 @@ export async function countSeriesComments(db: Queryable, seriesId: string): Prom
   return Number(row?.count ?? 0);
 }
 
-export interface EventDayRow {
+export interface EventDayRecord {
   /** `YYYY-MM-DD`, the UTC day of an event's start time. */
   day: string;
   /** The ISO week of that day. */
@@ -148,16 +144,16 @@ export interface EventDayRow {
 const DAY = `(e.start_date at time zone 'UTC')::date`;
 
 /** The distinct UTC start days of the series' events, oldest first, with their ISO weeks. */
-export async function listSeriesEventDays(db: Queryable, seriesId: string): Promise<EventDayRow[]> {
+export async function listSeriesEventDays(db: Queryable, seriesId: string): Promise<EventDayRecord[]> {
   const rows = await db
     .from(db('events as e').distinct(db.raw(`${DAY} as d`)).where('e.series_id', seriesId).as('days'))
     .select(db.raw(`to_char(d, 'YYYY-MM-DD') as day`), db.raw('extract(week from d)::int as week'))
     .orderBy('d');
-  return rows as EventDayRow[];
+  return rows as EventDayRecord[];
 }
 
 /** The UTC start day and ISO week of the series' earliest (by start time) ACTIVE event. */
-export async function findEarliestActiveEventDay(db: Queryable, seriesId: string): Promise<EventDayRow | undefined> {
+export async function findEarliestActiveEventDay(db: Queryable, seriesId: string): Promise<EventDayRecord | undefined> {
   return db('events as e')
     .select(db.raw(`to_char(${DAY}, 'YYYY-MM-DD') as day`), db.raw(`extract(week from ${DAY})::int as week`))
     .where({ 'e.series_id': seriesId, 'e.status': 'ACTIVE' })

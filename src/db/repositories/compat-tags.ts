@@ -1,15 +1,15 @@
 import type { Queryable } from '../knex.js';
-import type { TagRow } from '../rows.js';
+import type { TagsRow } from '../tables.js';
 
 /** Reads of the compatibility tag endpoints (`/tags/{id}`, `/tags/slug/{slug}`). */
 
 /** A tag with the number of ACTIVE events carrying it. */
-export interface CompatTagRow extends TagRow {
+export interface CompatTagRecord extends TagsRow {
   active_events_count: number;
 }
 
 /** One tag by exactly one of id or slug. */
-export async function findCompatTag(db: Queryable, where: { id: string } | { slug: string }): Promise<CompatTagRow | undefined> {
+export async function findCompatTag(db: Queryable, where: { id: string } | { slug: string }): Promise<CompatTagRecord | undefined> {
   const q = db('tags as t').select(
     't.*',
     // Kept by triggers (migration 0005): counting the events here would read thousands of rows per tag.

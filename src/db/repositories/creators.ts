@@ -1,16 +1,10 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../knex.js';
+import type { UsersRow } from '../tables.js';
 
 /** Event creators: the accounts that created at least one event. */
 
-export interface CreatorRow {
-  id: string;
-  name: string;
-  username: string;
-  avatar_url: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+export type CreatorRecord = Pick<UsersRow, 'id' | 'name' | 'username' | 'avatar_url' | 'created_at' | 'updated_at'>;
 
 export interface CreatorFilter {
   /** Lower-cased LIKE patterns. */
@@ -38,7 +32,7 @@ export async function listCreators(
   filter: CreatorFilter,
   order: { column: CreatorOrderColumn; ascending: boolean },
   window: { offset: number; limit: number },
-): Promise<CreatorRow[]> {
+): Promise<CreatorRecord[]> {
   const q = creators(db);
   if (filter.nameLike !== undefined) q.whereRaw('lower(u.name) like ?', [filter.nameLike]);
   if (filter.handleLike !== undefined) q.whereRaw('lower(u.username) like ?', [filter.handleLike]);
@@ -48,6 +42,6 @@ export async function listCreators(
 }
 
 /** The creator with this user id (a UUID, checked by the caller). */
-export async function findCreator(db: Queryable, id: string): Promise<CreatorRow | undefined> {
+export async function findCreator(db: Queryable, id: string): Promise<CreatorRecord | undefined> {
   return creators(db).where('u.id', id).first();
 }

@@ -1,7 +1,7 @@
 import type { Queryable } from '../knex.js';
 import { plannedOnce, type ReadPools } from '../pools.js';
-import type { CatalogueStatus, EventView } from '../rows.js';
-import { eventViews, findEventView } from './catalogue.js';
+import type { CatalogueStatus } from '../tables.js';
+import { eventRecords, findEventRecord, type EventRecord } from './catalogue.js';
 
 /** Reads of the native events (`/api/events`, `/api/events/{event_ticker}`). */
 
@@ -19,12 +19,12 @@ export interface EventListFilter {
   status?: CatalogueStatus;
 }
 
-export interface EventPageRow extends EventView {
+export interface EventPageRecord extends EventRecord {
   sort_created_at: string;
 }
 
 /** Rollups over the markets of one event. */
-export interface EventAnalyticsRow {
+export interface EventAnalyticsRecord {
   event_id: string;
   market_count: number;
   active_count: number;
@@ -53,21 +53,21 @@ const STATUS_IS: Readonly<Record<CatalogueStatus, string>> = {
  * the order run on the (series_id | status, created_at, id) indexes whatever the values, so the page is a
  * named statement planned once per connection (plannedOnce); the series join is by primary key.
  */
-export async function listEvents(pools: ReadPools, filter: EventListFilter, after: CreatedKey | undefined, limit: number): Promise<EventPageRow[]> {
+export async function listEvents(pools: ReadPools, filter: EventListFilter, after: CreatedKey | undefined, limit: number): Promise<EventPageRecord[]> {
   const { db, name } = plannedOnce(pools, JSON.stringify(['events', filter.seriesTicker !== undefined, filter.status ?? null, after !== undefined]));
-  const q = eventViews(db).select(db.raw(`${createdAtText('e')} as sort_created_at`));
+  const q = eventRecords(db).select(db.raw(`${createdAtText('e')} as sort_created_at`));
   if (filter.seriesTicker !== undefined) q.whereRaw('e.series_id = (select id from series where ticker = ?)', [filter.seriesTicker]);
   if (filter.status !== undefined) q.whereRaw(STATUS_IS[filter.status]);
   if (after) q.whereRaw('(e.created_at, e.id) < (?::timestamptz, ?::bigint)', [after.createdAt, after.id]);
   return q.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(limit).options({ name });
 }
 
-export async function findEventByTicker(db: Queryable, ticker: string): Promise<EventView | undefined> {
-  return findEventView(db, { ticker });
+export async function findEventByTicker(db: Queryable, ticker: string): Promise<EventRecord | undefined> {
+  return findEventRecord(db, { ticker });
 }
 
 /** The analytics of these events, one row per event that has markets (events without markets have none). */
-export async function listEventAnalytics(pools: ReadPools, eventIds: string[]): Promise<EventAnalyticsRow[]> {
+export async function listEventAnalytics(pools: ReadPools, eventIds: string[]): Promise<EventAnalyticsRecord[]> {
   if (eventIds.length === 0) return [];
   const { db, name } = plannedOnce(pools, 'event-analytics');
   return db('markets as m')

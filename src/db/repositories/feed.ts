@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { NamedStatement, type Db, type Queryable } from '../knex.js';
-import { LIVE, type BookSide, type FeedEventsRow } from '../tables.js';
-import { bookLevels, type MarketFiguresRow } from './trading.js';
+import { LIVE, type FeedEventsRow } from '../tables.js';
+import { bookLevels, type BookLevelRecord, type MarketFiguresRecord } from './trading.js';
 
 /**
  * The real-time feed's outbox (feed_events, feed_sequences): records written inside trading transactions,
@@ -21,8 +21,8 @@ export interface FeedRecordRead<Events> {
 /** A market's book, figures and feed sequence number, read from one snapshot. */
 export interface BookSnapshotRead {
   seq: number;
-  levels: Array<{ book_side: BookSide; yes_price: string; count: string }>;
-  figures: MarketFiguresRow;
+  levels: BookLevelRecord[];
+  figures: MarketFiguresRecord;
 }
 
 /**
@@ -191,7 +191,7 @@ export async function bookSnapshot(db: Db, marketId: string): Promise<BookSnapsh
     async (tx) => {
       const row = await tx('feed_sequences').where({ market_id: marketId }).first('seq');
       const levels = await bookLevels(tx, marketId, new Date(0));
-      const figures: MarketFiguresRow = await tx('markets').where({ id: marketId }).first('last_yes_price', 'volume', 'open_interest');
+      const figures: MarketFiguresRecord = await tx('markets').where({ id: marketId }).first('last_yes_price', 'volume', 'open_interest');
       return { seq: row ? Number(row.seq) : 0, levels, figures };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
@@ -208,12 +208,12 @@ export async function bookSnapshots(db: Db, marketIds: readonly string[]): Promi
   return db.transaction(
     async (tx) => {
       const seqs: Array<{ market_id: string; seq: string }> = await tx('feed_sequences').whereIn('market_id', ids).select(tx.raw('market_id::text as market_id'), tx.raw('seq::text as seq'));
-      const levels: Array<{ market_id: string; book_side: BookSide; yes_price: string; count: string }> = await tx('orders')
+      const levels: Array<BookLevelRecord & { market_id: string }> = await tx('orders')
         .whereIn('market_id', ids)
         .whereRaw(LIVE)
         .groupBy('market_id', 'book_side', 'yes_price')
         .select(tx.raw('market_id::text as market_id'), 'book_side', 'yes_price', tx.raw('sum(remaining)::text as count'));
-      const figures: Array<MarketFiguresRow & { id: string }> = await tx('markets').whereIn('id', ids).select(tx.raw('id::text as id'), 'last_yes_price', 'volume', 'open_interest');
+      const figures: Array<MarketFiguresRecord & { id: string }> = await tx('markets').whereIn('id', ids).select(tx.raw('id::text as id'), 'last_yes_price', 'volume', 'open_interest');
       const snapshots = new Map<string, BookSnapshotRead>();
       for (const row of figures) {
         const { id, ...rest } = row;

@@ -1,5 +1,5 @@
 import type { Queryable } from '../knex.js';
-import type { UserRow } from '../rows.js';
+import type { UsersRow } from '../tables.js';
 
 /**
  * Serialises the first sign-ins of one provider identity until the transaction ends, so that concurrent
@@ -11,8 +11,8 @@ export async function lockIdentity(tx: Queryable, issuer: string, subject: strin
 }
 
 /** The account linked to a provider's (issuer, subject), if any. */
-export async function findIdentityUser(db: Queryable, issuer: string, subject: string): Promise<(UserRow & { identity_id: string }) | undefined> {
-  return db<UserRow & { identity_id: string }>('identities')
+export async function findIdentityUser(db: Queryable, issuer: string, subject: string): Promise<(UsersRow & { identity_id: string }) | undefined> {
+  return db<UsersRow & { identity_id: string }>('identities')
     .join('users', 'users.id', 'identities.user_id')
     .where({ 'identities.issuer': issuer, 'identities.subject': subject })
     .first('users.*', 'identities.id as identity_id');

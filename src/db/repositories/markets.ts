@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../knex.js';
 import { plannedOnce, type ReadPools } from '../pools.js';
-import type { CatalogueStatus, MarketView } from '../rows.js';
-import { findMarketView } from './catalogue.js';
+import type { CatalogueStatus } from '../tables.js';
+import { findMarketRecord, type MarketRecord } from './catalogue.js';
 import { createdAtText, type CreatedKey } from './events.js';
 
 /** Reads of the native markets (`/api/markets`, `/api/markets/{ticker}`, nested market summaries). */
@@ -14,7 +14,7 @@ export interface MarketListFilter {
   tickers?: string[];
 }
 
-export interface MarketPageRow extends MarketView {
+export interface MarketPageRecord extends MarketRecord {
   sort_created_at: string;
 }
 
@@ -48,13 +48,13 @@ function newestFirst(q: Knex.QueryBuilder): Knex.QueryBuilder {
  * One offset page, newest first (created_at desc, id desc). The rows skipped are read from the index alone
  * (ids only); only the page's rows are then fetched.
  */
-export async function listMarketsByOffset(db: Queryable, filter: MarketListFilter, window: { offset: number; limit: number }): Promise<MarketView[]> {
+export async function listMarketsByOffset(db: Queryable, filter: MarketListFilter, window: { offset: number; limit: number }): Promise<MarketRecord[]> {
   const ids = newestFirst(filteredMarkets(db, filter).select('m.id')).offset(window.offset).limit(window.limit);
   return withEventTicker(db, db('markets as m').whereIn('m.id', ids).select('m.*'));
 }
 
 /** One keyset page, newest first, strictly after `after`. */
-export async function listMarketsAfter(db: Queryable, filter: MarketListFilter, after: CreatedKey | undefined, limit: number): Promise<MarketPageRow[]> {
+export async function listMarketsAfter(db: Queryable, filter: MarketListFilter, after: CreatedKey | undefined, limit: number): Promise<MarketPageRecord[]> {
   const page = filteredMarkets(db, filter).select('m.*', db.raw(`${createdAtText('m')} as sort_created_at`));
   if (after) page.whereRaw('(m.created_at, m.id) < (?::timestamptz, ?::bigint)', [after.createdAt, after.id]);
   return withEventTicker(db, newestFirst(page).limit(limit));
@@ -75,15 +75,15 @@ export async function countMarkets(db: Queryable, filter: MarketListFilter): Pro
   return Number(row?.count ?? 0);
 }
 
-export async function findMarketByTicker(db: Queryable, ticker: string): Promise<MarketView | undefined> {
-  return findMarketView(db, { ticker });
+export async function findMarketByTicker(db: Queryable, ticker: string): Promise<MarketRecord | undefined> {
+  return findMarketRecord(db, { ticker });
 }
 
 /** The fields of the market summary nested in an event (id, ticker, title, status, prices, volume, liquidity), and its event. */
-export type MarketSummaryRow = Pick<MarketView, 'id' | 'ticker' | 'event_id' | 'event_ticker' | 'title' | 'status' | 'last_yes_price' | 'last_no_price' | 'volume' | 'liquidity'>;
+export type MarketSummaryRecord = Pick<MarketRecord, 'id' | 'ticker' | 'event_id' | 'event_ticker' | 'title' | 'status' | 'last_yes_price' | 'last_no_price' | 'volume' | 'liquidity'>;
 
 /** The market summaries of these events, by event then oldest first (id); only the summary's columns are read. */
-export async function listMarketsOfEvents(pools: ReadPools, eventIds: string[]): Promise<MarketSummaryRow[]> {
+export async function listMarketsOfEvents(pools: ReadPools, eventIds: string[]): Promise<MarketSummaryRecord[]> {
   if (eventIds.length === 0) return [];
   const { db, name } = plannedOnce(pools, 'markets-of-events');
   return db('markets as m')

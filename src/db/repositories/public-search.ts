@@ -1,5 +1,5 @@
 import { NamedStatement, type Queryable } from '../knex.js';
-import type { CatalogueStatus } from '../rows.js';
+import type { EventsRow, TagsRow, UsersRow } from '../tables.js';
 import type { KindCandidates } from './search.js';
 import { CHANGED_SINCE } from './search-index.js';
 
@@ -10,26 +10,9 @@ import { CHANGED_SINCE } from './search-index.js';
  * connection without its values (each candidate is a lookup of its primary key).
  */
 
-export interface SearchEventRow {
-  id: string;
-  ticker: string;
-  slug: string;
-  title: string;
-  status: CatalogueStatus;
-  series_title: string;
-}
-
-export interface SearchTagRow {
-  id: string;
-  slug: string;
-  label: string;
-}
-
-export interface SearchProfileRow {
-  id: string;
-  name: string;
-  username: string;
-}
+export type SearchEventRecord = Pick<EventsRow, 'id' | 'ticker' | 'slug' | 'title' | 'status'> & { series_title: string };
+export type SearchTagRecord = Pick<TagsRow, 'id' | 'slug' | 'label'>;
+export type SearchProfileRecord = Pick<UsersRow, 'id' | 'name' | 'username'>;
 
 export interface PublicSearchCandidates {
   events: KindCandidates;
@@ -37,10 +20,10 @@ export interface PublicSearchCandidates {
   profiles: KindCandidates;
 }
 
-export interface PublicSearchRows {
-  events: SearchEventRow[];
-  tags: SearchTagRow[];
-  profiles: SearchProfileRow[];
+export interface PublicSearchRecords {
+  events: SearchEventRecord[];
+  tags: SearchTagRecord[];
+  profiles: SearchProfileRecord[];
 }
 
 /** One bucket: its candidates' rows (`x`) with `c.tier` and `c.words`, in order, as a JSON array. */
@@ -64,13 +47,13 @@ export const PUBLIC_SEARCH_SQL = `select
   ${bucket('tags', 'tags', 'bigint', `'id', x.id::text, 'slug', x.slug, 'label', x.label`, 'x.id')},
   ${bucket('profiles', 'users', 'uuid', `'id', x.id::text, 'name', x.name, 'username', x.username`, 'x.id')}`;
 
-const PUBLIC_SEARCH_HITS = new NamedStatement<PublicSearchRows & { changed: boolean }>('dots_public_search_hits', PUBLIC_SEARCH_SQL);
+const PUBLIC_SEARCH_HITS = new NamedStatement<PublicSearchRecords & { changed: boolean }>('dots_public_search_hits', PUBLIC_SEARCH_SQL);
 
 /**
  * The best `limit` of each bucket's candidates, in order, and whether anything changed since the snapshot
  * `since` (the one the word index that chose them was read at).
  */
-export async function readPublicSearchHits(db: Queryable, candidates: PublicSearchCandidates, limit: number, since: string): Promise<PublicSearchRows & { changed: boolean }> {
+export async function readPublicSearchHits(db: Queryable, candidates: PublicSearchCandidates, limit: number, since: string): Promise<PublicSearchRecords & { changed: boolean }> {
   const bindings: Record<string, unknown> = { limit, q_since: since };
   for (const [name, list] of Object.entries(candidates)) {
     bindings[`${name}_ids`] = list.ids;

@@ -1,4 +1,5 @@
 import { NamedStatement, type Db, type Queryable } from '../knex.js';
+import type { SearchKind } from '../tables.js';
 
 /**
  * The storage side of the in-memory search index each process holds: its searchable items, read whole once,
@@ -22,10 +23,8 @@ import { NamedStatement, type Db, type Queryable } from '../knex.js';
  * the longest writing transaction, whose rows carry its start time) must read the catalogue whole again.
  */
 
-export type SearchItemKind = 'series' | 'event' | 'market' | 'tag' | 'profile';
-
-export interface SearchItemRow {
-  kind: SearchItemKind;
+export interface SearchItemRecord {
+  kind: SearchKind;
   /** The id as text. */
   id: string;
   /** The row's search_text as stored. */
@@ -50,17 +49,17 @@ export interface SearchItemRow {
 export interface SearchCatalogue {
   /** The snapshot the items were read from: `since` of the first readSearchChanges. */
   snapshot: string;
-  items: SearchItemRow[];
+  items: SearchItemRecord[];
 }
 
 export interface SearchChanges {
   /** This read's snapshot: `since` of the next one. */
   snapshot: string;
   /** The items with a change committed since `since` (each once). */
-  changed: Array<{ kind: SearchItemKind; id: string }>;
+  changed: Array<{ kind: SearchKind; id: string }>;
 }
 
-/** The columns of SearchItemRow, as each kind's table gives them (`x`: the row). */
+/** The columns of SearchItemRecord, as each kind's table gives them (`x`: the row). */
 interface KindQuery {
   table: string;
   /** The id column's type, for a list of ids. */
@@ -75,7 +74,7 @@ interface KindQuery {
   searchable: string;
 }
 
-const KINDS: Record<SearchItemKind, KindQuery> = {
+const KINDS: Record<SearchKind, KindQuery> = {
   series: { table: 'series', idType: 'bigint', exactLower: ['lower(x.title)', 'x.slug'], exactUpper: ['x.ticker'], status: 'null', seriesId: 'null', frequency: 'lower(x.frequency)', searchable: 'true' },
   event: { table: 'events', idType: 'bigint', exactLower: ['lower(x.title)', 'x.slug'], exactUpper: ['x.ticker'], status: 'x.status', seriesId: 'x.series_id::text', frequency: 'null', searchable: 'true' },
   market: { table: 'markets', idType: 'bigint', exactLower: ['lower(x.title)'], exactUpper: ['x.ticker'], status: 'x.status', seriesId: 'null', frequency: 'null', searchable: 'true' },
@@ -83,7 +82,7 @@ const KINDS: Record<SearchItemKind, KindQuery> = {
   profile: { table: 'users', idType: 'uuid', exactLower: ['lower(x.username)', 'lower(x.name)'], exactUpper: [], status: 'null', seriesId: 'null', frequency: 'null', searchable: `x.username <> ''` },
 };
 
-const KIND_NAMES = Object.keys(KINDS) as SearchItemKind[];
+const KIND_NAMES = Object.keys(KINDS) as SearchKind[];
 
 /**
  * A row as read: the values of exactLower and exactUpper as columns (l0, l1, u0, u1; null or empty when
@@ -109,7 +108,7 @@ const columns = (prefix: string, expressions: string[]) => [0, 1].map((i) => `${
  * The searchable items of one kind: all of them, or those of `ids` (bound as one array). An event's tags come
  * from one grouped read of event_tags joined to the events (restricted to the same ids), not a subquery per row.
  */
-function itemsQuery(kind: SearchItemKind, byIds: boolean): string {
+function itemsQuery(kind: SearchKind, byIds: boolean): string {
   const k = KINDS[kind];
   const ids = byIds ? `= any(?::${k.idType}[])` : '';
   const tags =
@@ -132,7 +131,7 @@ function values(a: string | null, b: string | null): string[] {
   return out;
 }
 
-const toItem = (kind: SearchItemKind, r: ItemRead): SearchItemRow => ({
+const toItem = (kind: SearchKind, r: ItemRead): SearchItemRecord => ({
   kind,
   id: r.id,
   text: r.text,
@@ -150,7 +149,7 @@ export async function readSearchCatalogue(db: Db): Promise<SearchCatalogue> {
     async (tx) => {
       // The first statement: it takes the transaction's snapshot, which every read below shares.
       const { rows } = await tx.raw<{ rows: Array<{ snapshot: string }> }>('select pg_current_snapshot()::text as snapshot');
-      const items: SearchItemRow[] = [];
+      const items: SearchItemRecord[] = [];
       for (const kind of KIND_NAMES) {
         const read = await tx.raw<{ rows: ItemRead[] }>(itemsQuery(kind, false));
         for (const r of read.rows) items.push(toItem(kind, r));
@@ -181,7 +180,7 @@ const READ_CHANGES = `
 /** Whether something changed since the snapshot bound as `:q_since`: a condition for the searches' reads. */
 export const CHANGED_SINCE = `exists (select 1 from search_changes s where ${changedSince(':q_since')})`;
 
-const SEARCH_CHANGES = new NamedStatement<{ snapshot: string; kinds: SearchItemKind[]; ids: string[] }>('dots_search_changes', READ_CHANGES);
+const SEARCH_CHANGES = new NamedStatement<{ snapshot: string; kinds: SearchKind[]; ids: string[] }>('dots_search_changes', READ_CHANGES);
 const SEARCH_CHANGED = new NamedStatement<{ changed: boolean }>('dots_search_changed', `select ${CHANGED_SINCE} as changed`);
 
 /** What changed since `since` (the snapshot of the previous read; see the module's comment), and this read's snapshot. */
@@ -194,8 +193,8 @@ export async function readSearchChanges(db: Queryable, since: string): Promise<S
  * The current rows of these items, those that still exist and are searchable (an item not returned was
  * deleted, or is no longer searchable: an account whose username was emptied). One query per kind named.
  */
-export async function readSearchItems(db: Queryable, changed: ReadonlyArray<{ kind: SearchItemKind; id: string }>): Promise<SearchItemRow[]> {
-  const items: SearchItemRow[] = [];
+export async function readSearchItems(db: Queryable, changed: ReadonlyArray<{ kind: SearchKind; id: string }>): Promise<SearchItemRecord[]> {
+  const items: SearchItemRecord[] = [];
   for (const kind of KIND_NAMES) {
     const ids = [...new Set(changed.filter((c) => c.kind === kind).map((c) => c.id))];
     if (ids.length === 0) continue;

@@ -1,4 +1,5 @@
 import { NamedStatement, type Queryable } from '../knex.js';
+import type { SearchKind } from '../tables.js';
 import { CHANGED_SINCE } from './search-index.js';
 
 /**
@@ -12,9 +13,7 @@ import { CHANGED_SINCE } from './search-index.js';
  * primary key).
  */
 
-export type SearchKind = 'series' | 'event' | 'market' | 'tag' | 'profile';
-
-export interface SearchRow {
+export interface SearchHitRecord {
   kind: SearchKind;
   id: string;
   ticker: string;
@@ -81,13 +80,13 @@ export const SEARCH_SQL = `
   order by n
   limit :limit) h), '[]') as hits`;
 
-const SEARCH_HITS = new NamedStatement<{ changed: boolean; hits: SearchRow[] }>('dots_search_hits', SEARCH_SQL);
+const SEARCH_HITS = new NamedStatement<{ changed: boolean; hits: SearchHitRecord[] }>('dots_search_hits', SEARCH_SQL);
 
 /**
  * The first `limit` of the candidates, in order, and whether anything changed since the snapshot `since` (the
  * one the word index that chose them was read at: src/domain/catalogue/live-search-index.ts).
  */
-export async function readSearchHits(db: Queryable, candidates: Record<SearchKind, KindCandidates>, limit: number, since: string): Promise<{ changed: boolean; hits: SearchRow[] }> {
+export async function readSearchHits(db: Queryable, candidates: Record<SearchKind, KindCandidates>, limit: number, since: string): Promise<{ changed: boolean; hits: SearchHitRecord[] }> {
   const bindings: Record<string, unknown> = { limit, q_since: since };
   for (const { kind } of KINDS) {
     bindings[`${kind}_ids`] = candidates[kind].ids;

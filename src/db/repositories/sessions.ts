@@ -1,5 +1,5 @@
 import type { Queryable } from '../knex.js';
-import type { NewOrderSession, OrderSessionsRow, OrderStatusColumn } from '../tables.js';
+import { LIVE, type MarketsRow, type NewOrderSession, type OrderSessionsRow, type OrdersRow } from '../tables.js';
 
 /**
  * Queries of order sessions (heartbeats) and order scoring. Decimal columns travel as strings (never
@@ -10,29 +10,24 @@ import type { NewOrderSession, OrderSessionsRow, OrderStatusColumn } from '../ta
  * renews, starts or expires a session. The expiry sweep skips rows another process holds (SKIP LOCKED).
  */
 
-const LIVE = `status in ('OPEN', 'PARTIAL')`;
-
-/** A row of order_sessions, as its callers name it. */
-export type OrderSessionRow = OrderSessionsRow;
-
-export async function insertSession(db: Queryable, session: NewOrderSession): Promise<OrderSessionRow> {
-  const [row] = await db<OrderSessionRow>('order_sessions').insert(session).returning('*');
+export async function insertSession(db: Queryable, session: NewOrderSession): Promise<OrderSessionsRow> {
+  const [row] = await db<OrderSessionsRow>('order_sessions').insert(session).returning('*');
   return row!;
 }
 
 /** The account's open session (not yet expired by a sweep or a call), locked until the transaction ends. */
-export async function lockOpenSession(db: Queryable, accountId: string): Promise<OrderSessionRow | undefined> {
-  return db<OrderSessionRow>('order_sessions').where({ account_id: accountId }).whereNull('cancelled_at').forUpdate().first('*');
+export async function lockOpenSession(db: Queryable, accountId: string): Promise<OrderSessionsRow | undefined> {
+  return db<OrderSessionsRow>('order_sessions').where({ account_id: accountId }).whereNull('cancelled_at').forUpdate().first('*');
 }
 
 /** A session of this account by id (another account's is not found). */
-export async function findSessionOfAccount(db: Queryable, accountId: string, sessionId: string): Promise<OrderSessionRow | undefined> {
-  return db<OrderSessionRow>('order_sessions').where({ id: sessionId, account_id: accountId }).first('*');
+export async function findSessionOfAccount(db: Queryable, accountId: string, sessionId: string): Promise<OrderSessionsRow | undefined> {
+  return db<OrderSessionsRow>('order_sessions').where({ id: sessionId, account_id: accountId }).first('*');
 }
 
 /** The account's most recent session, open or not; undefined when it never started one. */
-export async function findLatestSession(db: Queryable, accountId: string): Promise<OrderSessionRow | undefined> {
-  return db<OrderSessionRow>('order_sessions')
+export async function findLatestSession(db: Queryable, accountId: string): Promise<OrderSessionsRow | undefined> {
+  return db<OrderSessionsRow>('order_sessions')
     .where({ account_id: accountId })
     .orderBy([
       { column: 'created_at', order: 'desc' },
@@ -41,8 +36,8 @@ export async function findLatestSession(db: Queryable, accountId: string): Promi
     .first('*');
 }
 
-export async function renewSession(db: Queryable, sessionId: string, renewal: { timeout_seconds: number; last_seen_at: Date; expires_at: Date }): Promise<OrderSessionRow> {
-  const [row] = await db<OrderSessionRow>('order_sessions').where({ id: sessionId }).whereNull('cancelled_at').update(renewal).returning('*');
+export async function renewSession(db: Queryable, sessionId: string, renewal: { timeout_seconds: number; last_seen_at: Date; expires_at: Date }): Promise<OrderSessionsRow> {
+  const [row] = await db<OrderSessionsRow>('order_sessions').where({ id: sessionId }).whereNull('cancelled_at').update(renewal).returning('*');
   if (!row) throw new Error(`order session ${sessionId} is not open`);
   return row;
 }
@@ -57,8 +52,8 @@ export async function markSessionCancelled(db: Queryable, sessionId: string, can
  * One open session past its expiry at `now`, locked, skipping those another transaction holds (another
  * process sweeping, or a heartbeat renewing it): so several sweepers never handle one session twice.
  */
-export async function lockNextExpiredSession(db: Queryable, now: Date): Promise<OrderSessionRow | undefined> {
-  return db<OrderSessionRow>('order_sessions')
+export async function lockNextExpiredSession(db: Queryable, now: Date): Promise<OrderSessionsRow | undefined> {
+  return db<OrderSessionsRow>('order_sessions')
     .whereNull('cancelled_at')
     .where('expires_at', '<=', now)
     .orderBy('expires_at')
@@ -70,20 +65,11 @@ export async function lockNextExpiredSession(db: Queryable, now: Date): Promise<
 
 // --- order scoring
 
-export interface ScoringOrderRow {
-  id: string;
-  market_id: string;
-  status: OrderStatusColumn;
-  remaining: string;
-  yes_price: string;
-  expiration_ts: Date | null;
-  market_status: 'ACTIVE' | 'CLOSED' | 'RESOLVED';
-  rewards_min_size: string | null;
-  rewards_max_spread: string | null;
-}
+export type ScoringOrderRecord = Pick<OrdersRow, 'id' | 'market_id' | 'status' | 'remaining' | 'yes_price' | 'expiration_ts'> &
+  Pick<MarketsRow, 'rewards_min_size' | 'rewards_max_spread'> & { market_status: MarketsRow['status'] };
 
 /** These orders of the account (others' and unknown ids are simply absent), with their market's reward settings. */
-export async function findOrdersForScoring(db: Queryable, accountId: string, orderIds: readonly string[]): Promise<ScoringOrderRow[]> {
+export async function findOrdersForScoring(db: Queryable, accountId: string, orderIds: readonly string[]): Promise<ScoringOrderRecord[]> {
   if (orderIds.length === 0) return [];
   return db('orders as o')
     .join('markets as m', 'm.id', 'o.market_id')

@@ -1,21 +1,16 @@
 import type { Queryable } from '../knex.js';
-import type { TagView } from '../rows.js';
+import type { TagsRow } from '../tables.js';
+import type { TagRecord } from './catalogue.js';
 
 /**
  * Reads of the native tags (`/api/tags/{slug}`), from `tag_market_pairs` (migration 0003): the markets
  * shared by each pair of tags, kept by triggers; a tag paired with itself counts the markets carrying it.
  */
 
-export interface RelatedTagRow {
-  id: string;
-  slug: string;
-  label: string;
-  market_count: number;
-  shared_markets: number;
-}
+export type RelatedTagRecord = Pick<TagsRow, 'id' | 'slug' | 'label'> & { market_count: number; shared_markets: number };
 
 /** The tag with this slug and the number of markets carrying it. */
-export async function findTagBySlug(db: Queryable, slug: string): Promise<TagView | undefined> {
+export async function findTagBySlug(db: Queryable, slug: string): Promise<TagRecord | undefined> {
   return db('tags as t')
     .leftJoin('tag_market_pairs as p', (on) => on.on('p.tag_id', 't.id').andOn('p.other_tag_id', 't.id'))
     .where('t.slug', slug)
@@ -24,7 +19,7 @@ export async function findTagBySlug(db: Queryable, slug: string): Promise<TagVie
 }
 
 /** The tags sharing markets with `tagId`, most shared markets first (ties by id), at most `cap`. */
-export async function listRelatedTags(db: Queryable, tagId: string, cap: number): Promise<RelatedTagRow[]> {
+export async function listRelatedTags(db: Queryable, tagId: string, cap: number): Promise<RelatedTagRecord[]> {
   return db('tag_market_pairs as p')
     .join('tags as t', 't.id', 'p.other_tag_id')
     .leftJoin('tag_market_pairs as d', (on) => on.on('d.tag_id', 'p.other_tag_id').andOn('d.other_tag_id', 'p.other_tag_id'))

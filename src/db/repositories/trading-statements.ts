@@ -1,24 +1,14 @@
 import { NamedStatement, type Queryable } from '../knex.js';
-import {
-  columnList,
-  FILLS_INSERTED,
-  LEDGER_ENTRIES_INSERTED,
-  ORDERS_INSERTED,
-  POSITIONS_INSERTED,
-  TRADES_INSERTED,
-  type BalancesRow,
-  type BookSide,
-  type FillRole,
-  type NewFill,
-  type NewLedgerEntry,
-  type SqlType,
-  type NewOrderRow,
-  type NewTrade,
-  type OrderSide,
-  type OrdersRow,
-  type PositionsRow,
-} from '../tables.js';
-import type { BookRemovalRow, ChangedOrderRow, MarketFiguresRow, TradingMarketRow } from './trading.js';
+import { type BalancesRow, type BookSide, columnList, type FillRole, FILLS_INSERTED, LEDGER_ENTRIES_INSERTED, type MarketsRow, type NewFill, type NewLedgerEntry, type NewOrder, type NewTrade, ORDERS_INSERTED, type OrdersRow, type Outcome, POSITIONS_INSERTED, type PositionsRow, type SqlType, TRADES_INSERTED } from '../tables.js';
+
+/** What trading reads of a market. */
+export type TradingMarketRecord = Pick<MarketsRow, 'id' | 'ticker' | 'event_id' | 'status'>;
+
+/** A market's traded figures after a change (decimal strings), for the real-time feed's ticker. */
+export type MarketFiguresRecord = Pick<MarketsRow, 'volume' | 'open_interest' | 'last_yes_price'>;
+
+/** A cancelled or decreased order's row as updated, and the quantity that left the book (for the real-time feed). */
+export type BookRemovalRecord = OrdersRow & { removed: string };
 
 /**
  * The two statements of the order path, each one round trip: the reads that start a batch of placements
@@ -61,14 +51,14 @@ export async function useTradingPlans(tx: Queryable): Promise<void> {
 const TRADING_PLAN_SETTERS = TRADING_PLANS.map(([name, value]) => `set_config('${name}', '${value}', true)`).join(', ');
 
 /** A live order a placement of the batch could meet. */
-export type CrossingOrderRow = Pick<OrdersRow, 'id' | 'account_id' | 'market_id' | 'side' | 'action' | 'price' | 'remaining' | 'expiration_ts' | 'sequence'>;
+export type CrossingOrderRecord = Pick<OrdersRow, 'id' | 'account_id' | 'market_id' | 'side' | 'action' | 'price' | 'remaining' | 'expiration_ts' | 'sequence'>;
 
 /** One placement of a batch, as beginPlacements reads for it. */
 export interface PlacementRead {
   ref: string;
   accountId: string;
   clientOrderId: string | undefined;
-  side: OrderSide;
+  side: Outcome;
   sell: boolean;
   /** The book side the placement takes from, and its limit there (YES frame). */
   bookSide: BookSide;
@@ -77,14 +67,14 @@ export interface PlacementRead {
 
 export interface PlacementReads {
   /** The markets the batch names, locked. */
-  markets: TradingMarketRow[];
+  markets: TradingMarketRecord[];
   /** One order sequence number per placement, increasing in placement order. */
   sequences: string[];
   /** [account, client_order_id] pairs of the batch already used by an order. */
   taken: Array<[string, string]>;
   /** The positions the selling placements would sell from. */
   positions: Array<Pick<PositionsRow, 'account_id' | 'market_id' | 'side' | 'shares' | 'reserved'>>;
-  crossing: CrossingOrderRow[];
+  crossing: CrossingOrderRecord[];
   /** Locked balance rows of the placing accounts and of every crossing order's account. */
   balances: BalancesRow[];
 }
@@ -92,7 +82,7 @@ export interface PlacementReads {
 /** placements_begin's JSON (src/db/functions/placements_begin.sql): lists of named objects, timestamps as ISO strings. */
 interface PlacementsBeginJson extends Omit<PlacementReads, 'taken' | 'crossing'> {
   taken: Array<{ account_id: string; client_order_id: string }>;
-  crossing: Array<Omit<CrossingOrderRow, 'expiration_ts'> & { expiration_ts: string | null }>;
+  crossing: Array<Omit<CrossingOrderRecord, 'expiration_ts'> & { expiration_ts: string | null }>;
 }
 
 // The settings first: a select list is evaluated in order.
@@ -137,30 +127,30 @@ export async function beginPlacements(db: Queryable, placements: readonly Placem
 /** Every write of a trading transaction (see persistChanges). Decimal values as strings. */
 export interface TradingWrites {
   /** New orders (placements), inserted first. */
-  orders: readonly NewOrderRow[];
+  orders: readonly NewOrder[];
   makerFills: ReadonlyArray<{ id: string; count: string }>;
   cancels: ReadonlyArray<{ id: string; reason: string }>;
   decreases: ReadonlyArray<{ id: string; remaining: string }>;
   /** In execution order; fills and ledger entries name them by index. */
   trades: readonly NewTrade[];
   fills: ReadonlyArray<Omit<NewFill, 'trade_id'> & { trade: number }>;
-  positions: ReadonlyArray<{ accountId: string; marketId: string; side: OrderSide; shares: string; reserved: string }>;
+  positions: ReadonlyArray<{ accountId: string; marketId: string; side: Outcome; shares: string; reserved: string }>;
   balances: ReadonlyArray<{ accountId: string; cash: string; reserved: string }>;
   /** `reference`: a fixed reference, or the fill of (trade index, role). */
-  ledger: ReadonlyArray<Omit<NewLedgerEntry, 'reference'> & { reference: string | { trade: number; role: 'maker' | 'taker' } }>;
+  ledger: ReadonlyArray<Omit<NewLedgerEntry, 'reference'> & { reference: string | { trade: number; role: FillRole } }>;
   markets: ReadonlyArray<{ marketId: string; volume: string; liquidity: string; openInterest: string; lastYesPrice?: string; lastNoPrice?: string }>;
 }
 
 export interface TradingWritten {
   /** The new orders as inserted. */
-  placed: ChangedOrderRow[];
-  filled: ChangedOrderRow[];
-  cancelled: BookRemovalRow[];
-  decreased: BookRemovalRow[];
+  placed: OrdersRow[];
+  filled: OrdersRow[];
+  cancelled: BookRemovalRecord[];
+  decreased: BookRemovalRecord[];
   tradeIds: string[];
   /** Fill ids keyed by `${trade_id}:${role}`. */
   fillIds: Map<string, string>;
-  figures: Map<string, MarketFiguresRow>;
+  figures: Map<string, MarketFiguresRecord>;
 }
 
 type Columns = Readonly<Record<string, SqlType>>;
@@ -332,17 +322,17 @@ export const PERSIST_CHANGES = `with
      )`;
 
 /** A row of persistChanges' result: an order changed, or (`written`) the ids and figures of the rest. */
-type PersistedRow = OrdersRow & {
+type PersistedRecord = OrdersRow & {
   change: 'placed' | 'filled' | 'cancelled' | 'decreased' | 'written';
   removed: string | null;
   written: {
     trade_ids: string[];
     fills: Array<{ trade_id: string; role: FillRole; id: string }>;
-    figures: Array<{ id: string } & MarketFiguresRow>;
+    figures: Array<{ id: string } & MarketFiguresRecord>;
   } | null;
 };
 
-const PERSIST = new NamedStatement<PersistedRow>('dots_trading_persist', PERSIST_CHANGES);
+const PERSIST = new NamedStatement<PersistedRecord>('dots_trading_persist', PERSIST_CHANGES);
 
 /**
  * Writes everything a trading transaction changes in one statement (data-modifying CTEs), its lists of

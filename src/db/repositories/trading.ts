@@ -1,17 +1,16 @@
 import type { Db, Queryable } from '../knex.js';
-import type { MarketRow } from '../rows.js';
 import {
   LIVE,
   type BalancesRow,
-  type BookSide,
   type FillsRow,
   type NewSettlement,
-  type OrderSide,
+  type Outcome,
   type OrdersRow,
   type PositionsRow,
   type SettlementsRow,
   type TradesRow,
 } from '../tables.js';
+import type { TradingMarketRecord } from './trading-statements.js';
 
 /**
  * Queries of trading: orders, fills, trades, positions, balances, settlements and the ledger.
@@ -22,61 +21,51 @@ import {
 
 const utc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-/** What trading reads of a market. */
-export type TradingMarketRow = Pick<MarketRow, 'id' | 'ticker' | 'event_id' | 'status'>;
-
 /**
  * An order as read back: its row (but for the columns generated from side, action and price, which views
  * derive themselves), its market's ticker and the sort key of its cursors.
  */
-export interface OrderRow extends Omit<OrdersRow, 'book_side' | 'yes_price'> {
+export interface OrderRecord extends Omit<OrdersRow, 'book_side' | 'yes_price'> {
   ticker: string;
   /** created_at with microseconds, for cursors. */
   sort_created_at: string;
 }
 
-export type PositionRow = PositionsRow & { ticker: string };
-export type FillRow = FillsRow & { ticker: string };
-export type TradeRow = TradesRow & { ticker: string };
-export type SettlementRow = SettlementsRow & { ticker: string };
+/** An order's row as a write returned it, but for the columns generated from side, action and price. */
+export type ChangedOrderRecord = Omit<OrdersRow, 'book_side' | 'yes_price'>;
+
+export type PositionRecord = PositionsRow & { ticker: string };
+export type FillRecord = FillsRow & { ticker: string };
+export type TradeRecord = TradesRow & { ticker: string };
+export type SettlementRecord = SettlementsRow & { ticker: string };
+
+/** The resting contracts at one price of one side of a market's book (YES frame). */
+export type BookLevelRecord = Pick<OrdersRow, 'book_side' | 'yes_price'> & { count: string };
 
 // --- markets
 
 const MARKET_COLUMNS = ['id', 'ticker', 'event_id', 'status'] as const;
 
 /** The market named by `ref` (a ticker, or else a numeric id), without locking it. */
-export async function findMarket(db: Queryable, ref: string): Promise<TradingMarketRow | undefined> {
-  const byTicker = await db<TradingMarketRow>('markets').where({ ticker: ref }).first(...MARKET_COLUMNS);
+export async function findMarket(db: Queryable, ref: string): Promise<TradingMarketRecord | undefined> {
+  const byTicker = await db<TradingMarketRecord>('markets').where({ ticker: ref }).first(...MARKET_COLUMNS);
   if (byTicker || !/^\d{1,18}$/.test(ref)) return byTicker;
-  return db<TradingMarketRow>('markets').where({ id: ref }).first(...MARKET_COLUMNS);
+  return db<TradingMarketRecord>('markets').where({ id: ref }).first(...MARKET_COLUMNS);
 }
 
 /**
- * The market named by `ref`, locked until the transaction ends (FOR NO KEY UPDATE: conflicts with any
- * other matching, cancelling, closing or resolving of the market, but not with rows merely referring
- * to it). This lock serialises everything that changes a market's book, in every process.
+ * Locks these markets in id order (so that transactions locking several never deadlock) until the transaction
+ * ends: FOR NO KEY UPDATE, which conflicts with any other matching, cancelling, closing or resolving of the
+ * market, but not with rows merely referring to it. This lock serialises everything that changes a market's
+ * book, in every process.
  */
-export async function lockMarket(db: Queryable, ref: string): Promise<TradingMarketRow | undefined> {
-  const byTicker = await db<TradingMarketRow>('markets').where({ ticker: ref }).forNoKeyUpdate().first(...MARKET_COLUMNS).options({ name: 'dots_lock_market' });
-  if (byTicker || !/^\d{1,18}$/.test(ref)) return byTicker;
-  return db<TradingMarketRow>('markets').where({ id: ref }).forNoKeyUpdate().first(...MARKET_COLUMNS);
-}
-
-/** Locks these markets in id order (so that transactions locking several never deadlock). */
-export async function lockMarketsById(db: Queryable, ids: readonly string[]): Promise<TradingMarketRow[]> {
+export async function lockMarketsById(db: Queryable, ids: readonly string[]): Promise<TradingMarketRecord[]> {
   if (ids.length === 0) return [];
-  return db<TradingMarketRow>('markets')
+  return db<TradingMarketRecord>('markets')
     .whereRaw('id = any(?::bigint[])', [[...ids]])
     .orderBy('id')
     .forNoKeyUpdate()
     .select(...MARKET_COLUMNS);
-}
-
-/** A market's traded figures after a change (decimal strings), for the real-time feed's ticker. */
-export interface MarketFiguresRow {
-  volume: string;
-  open_interest: string;
-  last_yes_price: string | null;
 }
 
 /**
@@ -118,14 +107,14 @@ function orderColumns(db: Queryable) {
   return ['o.*', 'm.ticker', db.raw(`${utc('o.created_at')} as sort_created_at`)];
 }
 
-export async function findOrder(db: Queryable, accountId: string, orderId: string): Promise<OrderRow | undefined> {
+export async function findOrder(db: Queryable, accountId: string, orderId: string): Promise<OrderRecord | undefined> {
   return db('orders as o')
     .join('markets as m', 'm.id', 'o.market_id')
     .where({ 'o.id': orderId, 'o.account_id': accountId })
     .first(orderColumns(db));
 }
 
-export async function findOrdersOfAccount(db: Queryable, accountId: string, orderIds: readonly string[]): Promise<OrderRow[]> {
+export async function findOrdersOfAccount(db: Queryable, accountId: string, orderIds: readonly string[]): Promise<OrderRecord[]> {
   if (orderIds.length === 0) return [];
   return db('orders as o')
     .join('markets as m', 'm.id', 'o.market_id')
@@ -146,14 +135,14 @@ export async function findMarketsOfLiveOrders(db: Queryable, accountId: string, 
 }
 
 /** The account's live orders, of one market or of all. */
-export async function findLiveOrdersOfAccount(db: Queryable, accountId: string, marketId?: string): Promise<OrderRow[]> {
+export async function findLiveOrdersOfAccount(db: Queryable, accountId: string, marketId?: string): Promise<OrderRecord[]> {
   const q = db('orders as o').join('markets as m', 'm.id', 'o.market_id').where('o.account_id', accountId).whereRaw(`o.${LIVE}`);
   if (marketId !== undefined) q.where('o.market_id', marketId);
   return q.orderBy('o.sequence').select(orderColumns(db));
 }
 
 /** Every live order of a market, in time priority. */
-export async function findLiveOrdersOfMarket(db: Queryable, marketId: string): Promise<OrderRow[]> {
+export async function findLiveOrdersOfMarket(db: Queryable, marketId: string): Promise<OrderRecord[]> {
   return db('orders as o')
     .join('markets as m', 'm.id', 'o.market_id')
     .where('o.market_id', marketId)
@@ -175,7 +164,7 @@ export async function findMarketsWithExpiredOrders(db: Queryable, now: Date, lim
   return rows.map((r: { market_id: string }) => r.market_id);
 }
 
-export async function findExpiredOrdersOfMarket(db: Queryable, marketId: string, now: Date): Promise<OrderRow[]> {
+export async function findExpiredOrdersOfMarket(db: Queryable, marketId: string, now: Date): Promise<OrderRecord[]> {
   return db('orders as o')
     .join('markets as m', 'm.id', 'o.market_id')
     .where('o.market_id', marketId)
@@ -184,14 +173,6 @@ export async function findExpiredOrdersOfMarket(db: Queryable, marketId: string,
     .where('o.expiration_ts', '<=', now)
     .orderBy('o.sequence')
     .select(orderColumns(db));
-}
-
-/** An order's row as a write left it (RETURNING), without the market's ticker. */
-export type ChangedOrderRow = OrdersRow;
-
-/** A cancelled or decreased order's row as updated, and the quantity that left the book (for the real-time feed). */
-export interface BookRemovalRow extends OrdersRow {
-  removed: string;
 }
 
 export interface OrderListFilter {
@@ -206,7 +187,7 @@ export async function listOrders(
   filter: OrderListFilter,
   after: { createdAt: string; id: string } | undefined,
   limit: number,
-): Promise<OrderRow[]> {
+): Promise<OrderRecord[]> {
   const q = db('orders as o').join('markets as m', 'm.id', 'o.market_id').where('o.account_id', accountId);
   if (filter.marketId !== undefined) q.where('o.market_id', filter.marketId);
   if (filter.statuses && filter.statuses.length > 0) q.whereIn('o.status', filter.statuses as string[]);
@@ -221,7 +202,7 @@ export async function listOrders(
 }
 
 /** Resting quantity per YES-frame price on each side of the book, skipping orders already expired at `now`. */
-export async function bookLevels(db: Queryable, marketId: string, now: Date): Promise<Array<{ book_side: BookSide; yes_price: string; count: string }>> {
+export async function bookLevels(db: Queryable, marketId: string, now: Date): Promise<BookLevelRecord[]> {
   return db('orders')
     .where({ market_id: marketId })
     .whereRaw(LIVE)
@@ -249,17 +230,17 @@ export async function findBalance(db: Queryable, accountId: string): Promise<Bal
 
 // --- positions
 
-export async function findPosition(db: Queryable, accountId: string, marketId: string, side: OrderSide): Promise<{ shares: string; reserved: string } | undefined> {
+export async function findPosition(db: Queryable, accountId: string, marketId: string, side: Outcome): Promise<{ shares: string; reserved: string } | undefined> {
   return db('positions').where({ account_id: accountId, market_id: marketId, side }).first('shares', 'reserved');
 }
 
 /** Positions of a market holding shares. */
-export async function findHoldingsOfMarket(db: Queryable, marketId: string): Promise<Array<{ account_id: string; side: OrderSide; shares: string }>> {
+export async function findHoldingsOfMarket(db: Queryable, marketId: string): Promise<Array<{ account_id: string; side: Outcome; shares: string }>> {
   return db('positions').where({ market_id: marketId }).where('shares', '>', 0).orderBy(['account_id', 'side']).select('account_id', 'side', 'shares');
 }
 
 /** An account's positions holding shares, most recently opened first (by id), strictly after `afterId`. */
-export async function listPositions(db: Queryable, accountId: string, marketId: string | undefined, afterId: string | undefined, limit: number): Promise<PositionRow[]> {
+export async function listPositions(db: Queryable, accountId: string, marketId: string | undefined, afterId: string | undefined, limit: number): Promise<PositionRecord[]> {
   const q = db('positions as p').join('markets as m', 'm.id', 'p.market_id').where('p.account_id', accountId).where('p.shares', '>', 0);
   if (marketId !== undefined) q.where('p.market_id', marketId);
   if (afterId !== undefined) q.where('p.id', '<', afterId);
@@ -268,14 +249,14 @@ export async function listPositions(db: Queryable, accountId: string, marketId: 
 
 // --- trades and fills
 
-export async function listFills(db: Queryable, accountId: string, marketId: string | undefined, afterId: string | undefined, limit: number): Promise<FillRow[]> {
+export async function listFills(db: Queryable, accountId: string, marketId: string | undefined, afterId: string | undefined, limit: number): Promise<FillRecord[]> {
   const q = db('fills as f').join('markets as m', 'm.id', 'f.market_id').where('f.account_id', accountId);
   if (marketId !== undefined) q.where('f.market_id', marketId);
   if (afterId !== undefined) q.where('f.id', '<', afterId);
   return q.orderBy('f.id', 'desc').limit(limit).select('f.*', 'm.ticker');
 }
 
-export async function listTrades(db: Queryable, marketId: string | undefined, afterId: string | undefined, limit: number): Promise<TradeRow[]> {
+export async function listTrades(db: Queryable, marketId: string | undefined, afterId: string | undefined, limit: number): Promise<TradeRecord[]> {
   const q = db('trades as t').join('markets as m', 'm.id', 't.market_id');
   if (marketId !== undefined) q.where('t.market_id', marketId);
   if (afterId !== undefined) q.where('t.id', '<', afterId);
@@ -294,7 +275,7 @@ export async function insertSettlements(db: Queryable, settlements: readonly New
   return ids;
 }
 
-export async function listSettlements(db: Queryable, accountId: string, marketId: string | undefined, afterId: string | undefined, limit: number): Promise<SettlementRow[]> {
+export async function listSettlements(db: Queryable, accountId: string, marketId: string | undefined, afterId: string | undefined, limit: number): Promise<SettlementRecord[]> {
   const q = db('settlements as s').join('markets as m', 'm.id', 's.market_id').where('s.account_id', accountId);
   if (marketId !== undefined) q.where('s.market_id', marketId);
   if (afterId !== undefined) q.where('s.id', '<', afterId);
@@ -307,9 +288,9 @@ export {
   persistChanges,
   PERSIST_CHANGES,
   useTradingPlans,
-  type CrossingOrderRow,
+  type BookRemovalRecord,
+  type MarketFiguresRecord,
   type PlacementRead,
   type PlacementReads,
-  type TradingWrites,
-  type TradingWritten,
+  type TradingMarketRecord,
 } from './trading-statements.js';

@@ -2,9 +2,8 @@ import { inTransaction, type Db } from '../../db/knex.js';
 import { Listener } from '../../db/listener.js';
 import * as accounts from '../../db/repositories/accounts.js';
 import * as identities from '../../db/repositories/identities.js';
-import type { Role, UserRow } from '../../db/rows.js';
+import type { Role, UsersRow } from '../../db/tables.js';
 import { conflict, notFound, rateLimited, unauthorized, unprocessable } from '../errors.js';
-import type { SessionChange } from '../feed/service.js';
 import { LoginGuard, type LoginGuardSettings } from './login-guard.js';
 import { PasswordQueue, type PasswordQueueSettings } from './password-queue.js';
 import { decodeCursor, encodeCursor, splitPage } from '../pagination/cursor.js';
@@ -12,6 +11,9 @@ import type { OidcProvider, ProviderIdentity, ProviderProof } from './oidc.js';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
 import { SessionCache } from './session-cache.js';
 import { generateToken, hashToken } from './tokens.js';
+
+/** A session change the database announced: one token, one API key, every session and key of an account, or any. */
+export type SessionChange = { kind: 'token'; tokenHash: string } | { kind: 'key'; keyId: string } | { kind: 'account'; accountId: string } | { kind: 'all' };
 
 export interface Account {
   id: string;
@@ -48,7 +50,7 @@ const SESSION_CACHE_TTL_MS = 60_000;
 /** Sessions kept at most (a few hundred bytes each); a session pushed out is looked up again when next used. */
 const SESSION_CACHE_MAX_ENTRIES = 20_000;
 
-const toAccount = (row: UserRow): Account => ({
+const toAccount = (row: UsersRow): Account => ({
   id: row.id,
   email: row.email,
   name: row.name,
@@ -170,7 +172,7 @@ export class AccountService {
   }
 
   /** The account of this email and password (login's checks, back-off and queue included), or 401/429. */
-  async #checkPassword(email: string, password: string, address: string): Promise<UserRow> {
+  async #checkPassword(email: string, password: string, address: string): Promise<UsersRow> {
     const wait = await this.#guard.retryAfter(email, address);
     if (wait !== undefined) throw rateLimited(`too many failed sign-ins for this email or from this address: retry in ${Math.ceil(wait)} s`, wait);
     // The lookup takes its place in the queue too: a refused sign-in costs no database work either.
@@ -214,7 +216,7 @@ export class AccountService {
     return { token: await this.openSession(user.id), account: toAccount(user) };
   }
 
-  private async linkOrCreate(identity: ProviderIdentity, email: string, proven: string | undefined, attempt = 1): Promise<UserRow> {
+  private async linkOrCreate(identity: ProviderIdentity, email: string, proven: string | undefined, attempt = 1): Promise<UsersRow> {
     const { issuer, subject } = identity;
     const username = await this.freeUsernameFrom(identity.preferredUsername ?? email);
     try {

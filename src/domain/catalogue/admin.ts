@@ -1,7 +1,8 @@
 import { inTransaction, type Db, type Queryable } from '../../db/knex.js';
 import * as admin from '../../db/repositories/catalogue-admin.js';
 import * as catalogue from '../../db/repositories/catalogue.js';
-import type { EventView, MarketResult, MarketView, SeriesView, TagView } from '../../db/rows.js';
+import type { EventRecord, MarketRecord, SeriesRecord, TagRecord } from '../../db/repositories/catalogue.js';
+import type { MarketResult } from '../../db/tables.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { settleClosedMarket, settleResolvedMarket } from '../trading/commands/settle.js';
 import type { TradingTransactions } from '../trading/transaction.js';
@@ -29,12 +30,12 @@ export class CatalogueAdminService {
     private readonly trading: TradingTransactions,
   ) {}
 
-  async createTag(input: { slug: string; label: string }): Promise<TagView> {
+  async createTag(input: { slug: string; label: string }): Promise<TagRecord> {
     const row = await admin.insertTag(this.db, input).catch(taken(`tag slug '${input.slug}'`));
-    return (await catalogue.findTagView(this.db, { id: row.id }))!;
+    return (await catalogue.findTagRecord(this.db, { id: row.id }))!;
   }
 
-  async createSeries(input: { ticker: string; title: string; slug?: string; category: string; frequency: string; description?: string; tags?: string[] }): Promise<SeriesView> {
+  async createSeries(input: { ticker: string; title: string; slug?: string; category: string; frequency: string; description?: string; tags?: string[] }): Promise<SeriesRecord> {
     const id = await inTransaction(this.db, async (tx) => {
       const tagIds = await this.tagIds(tx, input.tags);
       const category = await admin.upsertCategory(tx, input.category, titleCase(input.category));
@@ -51,13 +52,13 @@ export class CatalogueAdminService {
       await admin.linkTags(tx, 'series_tags', 'series_id', row.id, tagIds);
       return row.id;
     });
-    return (await catalogue.findSeriesView(this.db, { id }))!;
+    return (await catalogue.findSeriesRecord(this.db, { id }))!;
   }
 
   async createEvent(
     input: { event_ticker: string; series_ticker: string; title: string; slug?: string; description?: string; mutually_exclusive?: boolean; strike_date: string; start_date?: string; tags?: string[] },
     creatorId: string,
-  ): Promise<EventView> {
+  ): Promise<EventRecord> {
     const startDate = input.start_date ? new Date(input.start_date) : new Date();
     const strikeDate = new Date(input.strike_date);
     if (strikeDate < startDate) throw invalid('strike_date must not be before start_date');
@@ -81,10 +82,10 @@ export class CatalogueAdminService {
       await admin.linkTags(tx, 'event_tags', 'event_id', row.id, tagIds);
       return row.id;
     });
-    return (await catalogue.findEventView(this.db, { id }))!;
+    return (await catalogue.findEventRecord(this.db, { id }))!;
   }
 
-  async createMarket(input: { ticker: string; event_ticker: string; title: string; tags?: string[]; rewards_min_size?: string; rewards_max_spread?: string }): Promise<MarketView> {
+  async createMarket(input: { ticker: string; event_ticker: string; title: string; tags?: string[]; rewards_min_size?: string; rewards_max_spread?: string }): Promise<MarketRecord> {
     const id = await inTransaction(this.db, async (tx) => {
       const event = await admin.lockEventByTicker(tx, input.event_ticker);
       if (!event) throw invalid(`event_ticker '${input.event_ticker}' names no event`);
@@ -103,10 +104,10 @@ export class CatalogueAdminService {
       await admin.refreshEvent(tx, event.id);
       return row.id;
     });
-    return (await catalogue.findMarketView(this.db, { id }))!;
+    return (await catalogue.findMarketRecord(this.db, { id }))!;
   }
 
-  async closeMarket(ticker: string): Promise<MarketView> {
+  async closeMarket(ticker: string): Promise<MarketRecord> {
     await this.trading.run(async (transaction) => {
       const { tx } = transaction;
       const market = await this.lockMarket(tx, ticker);
@@ -115,10 +116,10 @@ export class CatalogueAdminService {
       await settleClosedMarket(transaction, market.id);
       await admin.refreshEvent(tx, market.event_id);
     });
-    return (await catalogue.findMarketView(this.db, { ticker }))!;
+    return (await catalogue.findMarketRecord(this.db, { ticker }))!;
   }
 
-  async resolveMarket(ticker: string, result: MarketResult): Promise<MarketView> {
+  async resolveMarket(ticker: string, result: MarketResult): Promise<MarketRecord> {
     await this.trading.run(async (transaction) => {
       const { tx } = transaction;
       const market = await this.lockMarket(tx, ticker);
@@ -131,7 +132,7 @@ export class CatalogueAdminService {
       await settleResolvedMarket(transaction, market.id, result);
       await admin.refreshEvent(tx, event.id);
     });
-    return (await catalogue.findMarketView(this.db, { ticker }))!;
+    return (await catalogue.findMarketRecord(this.db, { ticker }))!;
   }
 
   /** Locks the market's event first (always event, then market) so concurrent resolutions serialise. */

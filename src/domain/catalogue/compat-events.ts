@@ -7,7 +7,7 @@ import { decodeCursor, encodeCursor, type KeyPart } from '../pagination/cursor.j
 import { firstOf, listValues } from '../pagination/lists.js';
 import { OFFSET_SCAN_WINDOW, offsetWindow } from '../pagination/offset.js';
 import { canName } from './compat-refs.js';
-import type { CompatEventDetailRecord, CompatEventRecord, CompatTagRecord } from './read-models.js';
+import type { CompatEventDetail, CompatEvent, CompatTag } from './read-models.js';
 
 /**
  * The compatibility events: `/events`, `/events/keyset`, `/events/pagination`, `/events/results` and the
@@ -324,7 +324,7 @@ export class CompatEventService {
   }
 
   /** `/events`: one offset page. */
-  async list(q: ListQuery): Promise<CompatEventRecord[]> {
+  async list(q: ListQuery): Promise<CompatEvent[]> {
     const order = parseOrderKey(q.order, LIST_ORDER_KEYS, 'createdAt');
     const filter = await this.listFilter(q);
     const window = offsetWindow(q.offset ?? 0, q.limit ?? DEFAULT_LIMIT);
@@ -333,7 +333,7 @@ export class CompatEventService {
   }
 
   /** `/events/pagination`: one offset page, whether more follow, and the matching rows up to the scan window. */
-  async paginated(q: ListQuery): Promise<{ rows: CompatEventRecord[]; hasMore: boolean; totalResults: number }> {
+  async paginated(q: ListQuery): Promise<{ rows: CompatEvent[]; hasMore: boolean; totalResults: number }> {
     const order = parseOrderKey(q.order, LIST_ORDER_KEYS, 'createdAt');
     const filter = await this.listFilter(q);
     const window = offsetWindow(q.offset ?? 0, q.limit ?? DEFAULT_LIMIT);
@@ -346,7 +346,7 @@ export class CompatEventService {
   }
 
   /** `/events/results`: resolved or ended events, one offset page. */
-  async results(q: ResultsQuery): Promise<CompatEventRecord[]> {
+  async results(q: ResultsQuery): Promise<CompatEvent[]> {
     const order = parseOrderKey(q.order, LIST_ORDER_KEYS, 'createdAt');
     // Only the documented subset of the shared filters: any other query parameter is ignored.
     const filter = await this.sharedFilter(Object.fromEntries(RESULTS_FILTERS.map((name) => [name, q[name]])) as SharedFilterQuery);
@@ -356,7 +356,7 @@ export class CompatEventService {
   }
 
   /** `/events/keyset`: one keyset page and the cursor of the next (null on the last page). */
-  async keyset(q: KeysetQuery): Promise<{ rows: CompatEventRecord[]; nextCursor: string | null }> {
+  async keyset(q: KeysetQuery): Promise<{ rows: CompatEvent[]; nextCursor: string | null }> {
     if (q.offset !== undefined) {
       throw new DomainError('unprocessable', 'offset is not supported on /events/keyset; page with after_cursor (the previous page\'s next_cursor)', [
         { location: 'query', path: 'offset', message: 'not supported here; use after_cursor' },
@@ -393,20 +393,20 @@ export class CompatEventService {
   }
 
   /** `/events/{id}`: by id or ticker. */
-  async get(idOrTicker: string): Promise<CompatEventDetailRecord> {
+  async get(idOrTicker: string): Promise<CompatEventDetail> {
     const row = canName(idOrTicker) ? await repo.findEventDetail(this.db, 'idOrTicker', idOrTicker) : undefined;
     if (!row) throw notFound(`no event '${idOrTicker}'`);
     return row;
   }
 
   /** `/events/slug/{slug}`: by slug or ticker. */
-  async getBySlug(slugOrTicker: string): Promise<CompatEventDetailRecord> {
+  async getBySlug(slugOrTicker: string): Promise<CompatEventDetail> {
     const row = canName(slugOrTicker) ? await repo.findEventDetail(this.db, 'slugOrTicker', slugOrTicker) : undefined;
     if (!row) throw notFound(`no event '${slugOrTicker}'`);
     return row;
   }
 
-  async tags(idOrTicker: string): Promise<CompatTagRecord[]> {
+  async tags(idOrTicker: string): Promise<CompatTag[]> {
     return repo.listEventTags(this.db, await this.eventId(idOrTicker));
   }
 

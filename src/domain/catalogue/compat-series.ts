@@ -1,12 +1,12 @@
 import type { Db } from '../../db/knex.js';
 import * as repo from '../../db/repositories/compat-series.js';
 import type { CompatSeriesListQuery, CompatSeriesOrderKey } from '../../db/repositories/compat-series.js';
-import type { SeriesRow } from '../../db/rows.js';
+import type { SeriesRow } from '../../db/tables.js';
 import { invalid, notFound } from '../errors.js';
 import { offsetWindow } from '../pagination/offset.js';
 import { listValues } from '../pagination/lists.js';
 import { canName, isId, splitReferences } from './compat-refs.js';
-import type { CompatSeriesDetailRecord, CompatSeriesRecord, EventDay } from './read-models.js';
+import type { CompatSeriesDetail, CompatSeries, EventDay } from './read-models.js';
 
 export const COMPAT_SERIES_ORDER_KEYS: readonly CompatSeriesOrderKey[] = [
   'id', 'ticker', 'slug', 'title', 'recurrence', 'seriesType', 'updatedAt', 'event_count', 'createdAt',
@@ -34,7 +34,7 @@ export interface CompatSeriesListParams {
 
 /** A series summary: the series, the distinct start days of its events and the earliest ACTIVE one. */
 export interface CompatSeriesSummary {
-  series: Pick<CompatSeriesRecord, 'id' | 'title' | 'slug'>;
+  series: Pick<CompatSeries, 'id' | 'title' | 'slug'>;
   eventDates: string[];
   eventWeeks: number[];
   earliestOpen: EventDay | undefined;
@@ -49,7 +49,7 @@ type SeriesKey = { id: string } | { ticker: string } | { slug: string };
 export class CompatSeriesService {
   constructor(private readonly db: Db) {}
 
-  async list(params: CompatSeriesListParams): Promise<CompatSeriesRecord[]> {
+  async list(params: CompatSeriesListParams): Promise<CompatSeries[]> {
     const order = (params.order ?? 'createdAt') as CompatSeriesOrderKey;
     if (!COMPAT_SERIES_ORDER_KEYS.includes(order)) {
       throw invalid(`order must be one of ${COMPAT_SERIES_ORDER_KEYS.join(', ')}`, [{ location: 'query', path: 'order', message: 'unknown sort key' }]);
@@ -82,7 +82,7 @@ export class CompatSeriesService {
   }
 
   /** One series by id or ticker (an all-digit reference is tried as an id first). */
-  async get(reference: string): Promise<CompatSeriesDetailRecord> {
+  async get(reference: string): Promise<CompatSeriesDetail> {
     for (const key of this.idOrTicker(reference)) {
       const row = await repo.findCompatSeries(this.db, key);
       if (row) return row;

@@ -6,7 +6,7 @@ import { firstOf } from '../pagination/lists.js';
 import { offsetWindow } from '../pagination/offset.js';
 import { containsPattern, parseOrderKey } from './compat-events.js';
 import { canName } from './compat-refs.js';
-import type { EventCreatorRecord } from './read-models.js';
+import type { EventCreator } from './read-models.js';
 
 /** `/events/creators`: the accounts that created at least one event. */
 
@@ -26,7 +26,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class EventCreatorService {
   constructor(private readonly db: Db) {}
 
-  async list(q: CreatorQuery): Promise<EventCreatorRecord[]> {
+  async list(q: CreatorQuery): Promise<EventCreator[]> {
     const order = parseOrderKey(q.order, CREATOR_ORDER_COLUMNS, 'updatedAt');
     const window = offsetWindow(q.offset ?? 0, q.limit ?? 20);
     if (window.limit === 0) return [];
@@ -43,7 +43,7 @@ export class EventCreatorService {
   }
 
   /** One creator by user id; anything but a UUID of an account that created an event is 404. */
-  async get(id: string): Promise<EventCreatorRecord> {
+  async get(id: string): Promise<EventCreator> {
     const row = UUID.test(id) ? await repo.findCreator(this.db, id.toLowerCase()) : undefined;
     if (!row) throw notFound(`no event creator '${id}'`);
     return row;

@@ -1,10 +1,11 @@
 import type { Db } from '../../db/knex.js';
 import type { ReadPools } from '../../db/pools.js';
 import * as events from '../../db/repositories/events.js';
-import type { EventAnalyticsRow } from '../../db/repositories/events.js';
+import type { EventAnalyticsRecord } from '../../db/repositories/events.js';
 import * as markets from '../../db/repositories/markets.js';
-import type { MarketSummaryRow } from '../../db/repositories/markets.js';
-import type { CatalogueStatus, EventView } from '../../db/rows.js';
+import type { MarketSummaryRecord } from '../../db/repositories/markets.js';
+import type { EventRecord } from '../../db/repositories/catalogue.js';
+import type { CatalogueStatus } from '../../db/tables.js';
 import { notFound } from '../errors.js';
 import { splitPage } from '../pagination/cursor.js';
 import { tickerKey } from './names.js';
@@ -30,7 +31,7 @@ export interface EventWithDetails {
 }
 
 /** The analytics of an event without markets: nothing counted, nothing summed, no prices. */
-export const emptyAnalytics = (eventId: string): EventAnalyticsRow => ({
+export const emptyAnalytics = (eventId: string): EventAnalyticsRecord => ({
   event_id: eventId,
   market_count: 0,
   active_count: 0,
@@ -79,13 +80,13 @@ export class CatalogueEventService {
   }
 
   /** Markets and analytics of a whole page in one query each (never one per event). */
-  private async withDetails(list: EventView[], wanted: { markets: boolean; analytics: boolean }): Promise<EventWithDetails[]> {
+  private async withDetails(list: EventRecord[], wanted: { markets: boolean; analytics: boolean }): Promise<EventWithDetails[]> {
     const ids = list.map((e) => String(e.id));
     const [marketRows, analyticsRows] = await Promise.all([
       wanted.markets ? markets.listMarketsOfEvents(this.pools, ids) : Promise.resolve([]),
       wanted.analytics ? events.listEventAnalytics(this.pools, ids) : Promise.resolve([]),
     ]);
-    const marketsByEvent = new Map<string, MarketSummaryRow[]>();
+    const marketsByEvent = new Map<string, MarketSummaryRecord[]>();
     for (const market of marketRows) {
       const key = String(market.event_id);
       const list = marketsByEvent.get(key);

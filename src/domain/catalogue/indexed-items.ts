@@ -1,5 +1,6 @@
 import { distance } from 'fastest-levenshtein';
-import type { SearchItemKind, SearchItemRow } from '../../db/repositories/search-index.js';
+import type { SearchItemRecord } from '../../db/repositories/search-index.js';
+import type { SearchKind } from '../../db/tables.js';
 import { clearBit, Ordinals, withBit } from './item-sets.js';
 
 /**
@@ -17,10 +18,10 @@ import { clearBit, Ordinals, withBit } from './item-sets.js';
  * here, in one class; each word's items are kept per kind in rank order (fewer words, active, id).
  */
 
-export type SearchKind = SearchItemKind;
+export type { SearchKind };
 
 /** An item as the database gives it: its searchable text (fields separated by ` | `), exact keys, status, series, tags, frequency. */
-export type SearchSource = SearchItemRow;
+export type SearchSource = SearchItemRecord;
 
 export interface SearchItem {
   kind: SearchKind;

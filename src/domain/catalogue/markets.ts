@@ -7,7 +7,8 @@ import { listValues } from '../pagination/lists.js';
 import { offsetWindow } from '../pagination/offset.js';
 import { createdCursor } from './cursors.js';
 import { canName, tickerKey } from './names.js';
-import type { CatalogueMarket, CatalogueStatus } from './read-models.js';
+import type { CatalogueStatus } from '../../db/tables.js';
+import type { CatalogueMarket } from './read-models.js';
 
 export const MARKETS_DEFAULT_LIMIT = 20;
 

@@ -1,214 +1,77 @@
+import type { TagRecord, SeriesRecord, EventRecord, MarketRecord } from '../../db/repositories/catalogue.js';
+import type { CompatEventRecord } from '../../db/repositories/compat-events.js';
+import type { CompatSeriesDetailRecord, CompatSeriesRecord, CompatTagRefRecord, EventDayRecord } from '../../db/repositories/compat-series.js';
+import type { CompatTagRecord } from '../../db/repositories/compat-tags.js';
+import type { CreatorRecord } from '../../db/repositories/creators.js';
+import type { EventAnalyticsRecord } from '../../db/repositories/events.js';
+import type { SearchEventRecord, SearchProfileRecord } from '../../db/repositories/public-search.js';
+import type { SearchHitRecord } from '../../db/repositories/search.js';
+import type { RelatedTagRecord } from '../../db/repositories/tags.js';
+
 /**
- * What the catalogue's reads return, and all that the presenters may read of them. Each lists the fields
- * the API shows, under their stored names; the repositories' rows carry them (and sometimes more), which the
- * compiler checks where a service returns a row as one of these. So a wire shape depends on the domain only,
- * and a change of storage that drops a field the API shows fails to compile in the service, not in a presenter.
+ * What the catalogue's reads return, and all that the presenters may read of them: each picks the fields the
+ * API shows from the repository's record (or is that record, when the API shows all of it), under their
+ * stored names. So a wire shape depends on the domain only, and a change of storage that drops a field the
+ * API shows fails to compile here, not in a presenter.
  *
  * Money and counts are decimal strings as PostgreSQL returns them; counts of rows may arrive as numbers or
  * numeric strings, and the presenters convert them.
  */
 
-export type CatalogueStatus = 'ACTIVE' | 'CLOSED' | 'RESOLVED';
-export type MarketResult = 'yes' | 'no' | 'invalid';
-
 /** A native tag with the number of markets carrying it. */
-export interface CatalogueTag {
-  id: string;
-  slug: string;
-  label: string;
-  market_count: number;
-  created_at: Date;
-  updated_at: Date;
-}
+export type CatalogueTag = Pick<TagRecord, 'id' | 'slug' | 'label' | 'market_count' | 'created_at' | 'updated_at'>;
 
 /** A tag co-occurring with another on the same markets. */
-export interface RelatedTag {
-  id: string;
-  slug: string;
-  label: string;
-  market_count: number;
-}
+export type RelatedTag = Pick<RelatedTagRecord, 'id' | 'slug' | 'label' | 'market_count'>;
 
 /** A native series with its category, tag slugs and number of events. */
-export interface CatalogueSeries {
-  id: string;
-  ticker: string;
-  title: string;
-  category_id: string;
-  category_name: string;
-  category_slug: string;
-  frequency: string;
-  tag_slugs: string[];
-  description: string;
-  event_count: number;
-  created_at: Date;
-  updated_at: Date;
-}
+export type CatalogueSeries = Pick<
+  SeriesRecord,
+  'id' | 'ticker' | 'title' | 'category_id' | 'category_name' | 'category_slug' | 'frequency' | 'tag_slugs' | 'description' | 'event_count' | 'created_at' | 'updated_at'
+>;
 
 /** A native event with its series' ticker. */
-export interface CatalogueEvent {
-  id: string;
-  ticker: string;
-  series_ticker: string;
-  title: string;
-  mutually_exclusive: boolean;
-  strike_date: Date;
-  description: string;
-  status: CatalogueStatus;
-  created_at: Date;
-  updated_at: Date;
-}
+export type CatalogueEvent = Pick<
+  EventRecord,
+  'id' | 'ticker' | 'series_ticker' | 'title' | 'mutually_exclusive' | 'strike_date' | 'description' | 'status' | 'created_at' | 'updated_at'
+>;
 
 /** The market fields shown inside an event read. */
-export interface MarketSummary {
-  id: string;
-  ticker: string;
-  event_ticker: string;
-  title: string;
-  status: CatalogueStatus;
-  last_yes_price: string | null;
-  last_no_price: string | null;
-  volume: string;
-  liquidity: string;
-}
+export type MarketSummary = Pick<MarketRecord, 'id' | 'ticker' | 'event_ticker' | 'title' | 'status' | 'last_yes_price' | 'last_no_price' | 'volume' | 'liquidity'>;
 
 /** A native market with its event's ticker, figures and reward settings. */
-export interface CatalogueMarket extends MarketSummary {
-  open_interest: string;
-  result: MarketResult | null;
-  rewards_min_size: string | null;
-  rewards_max_spread: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+export type CatalogueMarket = MarketSummary & Pick<MarketRecord, 'open_interest' | 'result' | 'rewards_min_size' | 'rewards_max_spread' | 'created_at' | 'updated_at'>;
 
-/** Counts, sums and YES-price rollups over the markets of one event. */
-export interface EventAnalytics {
-  market_count: number;
-  active_count: number;
-  closed_count: number;
-  resolved_count: number;
-  resolved_yes_count: number;
-  resolved_no_count: number;
-  invalid_count: number;
-  total_volume: string;
-  total_liquidity: string;
-  yes_price_sum: string;
-  /** Null when no market of the event has a last YES price. */
-  avg_yes_price: string | null;
-  min_yes_price: string | null;
-  max_yes_price: string | null;
-}
-
-export type SearchKind = 'market' | 'event' | 'series' | 'tag' | 'profile';
+/** Counts, sums and YES-price rollups over the markets of one event (the averages null when no market has a last YES price). */
+export type EventAnalytics = Omit<EventAnalyticsRecord, 'event_id'>;
 
 /** One result of the native search. */
-export interface SearchHit {
-  kind: SearchKind;
-  id: string;
-  ticker: string;
-  title: string;
-  subtitle: string;
-}
+export type SearchHit = SearchHitRecord;
 
-/** An event as the compatibility lists show it. */
-export interface CompatEventRecord {
-  id: string;
-  ticker: string;
-  slug: string;
-  title: string;
-  description: string;
-  mutually_exclusive: boolean;
-  status: CatalogueStatus;
-  start_date: Date;
-  strike_date: Date;
-  closed_time: Date | null;
-  volume: string;
-  liquidity: string;
-  open_interest: string;
-  created_at: Date;
-  updated_at: Date;
-  series_id: string;
-  series_ticker: string;
-  series_slug: string;
-  series_title: string;
-  /** ACTIVE, started and before its strike time. */
-  live: boolean;
-  /** Its strike time has passed or it is not ACTIVE. */
-  ended: boolean;
-}
+/** An event as the compatibility lists show it (`live`: ACTIVE, started and before its strike time; `ended`: past it, or not ACTIVE). */
+export type CompatEvent = CompatEventRecord;
 
 /** An event as the compatibility single reads show it: with its analytics. */
-export type CompatEventDetailRecord = CompatEventRecord & EventAnalytics;
+export type CompatEventDetail = CompatEvent & EventAnalytics;
 
 /** A tag as it appears inside compatibility series and search results. */
-export interface CompatTagRef {
-  id: string;
-  slug: string;
-  label: string;
-}
+export type CompatTagRef = CompatTagRefRecord;
 
 /** A tag in the compatibility shape: its stored flags and the ACTIVE events carrying it. */
-export interface CompatTagRecord extends CompatTagRef {
-  force_show: boolean;
-  force_hide: boolean;
-  is_carousel: boolean;
-  created_by: number | null;
-  updated_by: number | null;
-  published_at: Date;
-  created_at: Date;
-  updated_at: Date;
-  active_events_count: number;
-}
+export type CompatTag = CompatTagRecord;
 
 /** A series as the compatibility list shows it. */
-export interface CompatSeriesRecord {
-  id: string;
-  ticker: string;
-  slug: string;
-  title: string;
-  series_type: string;
-  frequency: string;
-  description: string;
-  created_at: Date;
-  updated_at: Date;
-  tags: CompatTagRef[];
-}
+export type CompatSeries = Omit<CompatSeriesRecord, 'category_id'>;
 
 /** A series as the compatibility single read shows it: with the sums over its events. */
-export interface CompatSeriesDetailRecord extends CompatSeriesRecord {
-  volume: string;
-  liquidity: string;
-}
+export type CompatSeriesDetail = CompatSeries & Pick<CompatSeriesDetailRecord, 'volume' | 'liquidity'>;
 
 /** A UTC day of an event's start time (`YYYY-MM-DD`) and its ISO week. */
-export interface EventDay {
-  day: string;
-  week: number;
-}
+export type EventDay = EventDayRecord;
 
 /** An account that created at least one event. */
-export interface EventCreatorRecord {
-  id: string;
-  name: string;
-  username: string;
-  avatar_url: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+export type EventCreator = CreatorRecord;
 
 /** The buckets of a compatibility search. */
-export interface PublicSearchEventHit {
-  id: string;
-  ticker: string;
-  slug: string;
-  title: string;
-  status: CatalogueStatus;
-  series_title: string;
-}
-
-export interface PublicSearchProfileHit {
-  id: string;
-  name: string;
-  username: string;
-}
+export type PublicSearchEventHit = SearchEventRecord;
+export type PublicSearchProfileHit = SearchProfileRecord;

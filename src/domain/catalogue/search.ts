@@ -1,7 +1,8 @@
 import type { Db } from '../../db/knex.js';
 import * as search from '../../db/repositories/search.js';
 import { hasSearchChanges } from '../../db/repositories/search-index.js';
-import type { KindCandidates, SearchKind } from '../../db/repositories/search.js';
+import type { KindCandidates } from '../../db/repositories/search.js';
+import type { SearchKind } from '../../db/tables.js';
 import type { LiveSearchIndex } from './live-search-index.js';
 import { type SearchCandidate, type SearchIndex, type SearchQuery, withinFirst } from './search-index.js';
 import type { SearchHit } from './read-models.js';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FeedHub, Subscription, type Outlet } from './hub.js';
 import { PublishedRecord } from './messages.js';
 import type { BookSnapshot, CommittedOrder, FeedEvents } from './types.js';
+import type { FillRole, Outcome } from '../../db/tables.js';
 
 const ORDER: CommittedOrder = {
   id: '00000000-0000-4000-8000-000000000001',
@@ -61,7 +62,7 @@ function hub(snapshots: Map<string, BookSnapshot> = new Map()): { hub: FeedHub; 
 }
 
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
-const delta = (side: 'yes' | 'no', price: string, d: string) => ({ side, price, delta: d });
+const delta = (side: Outcome, price: string, d: string) => ({ side, price, delta: d });
 
 describe('FeedHub and Subscription: order-book channels', () => {
   it('orderbook_delta: keeps records until the snapshot, then sends only those after its position, seq 1, 2, 3...', () => {
@@ -109,7 +110,7 @@ describe('FeedHub and Subscription: private and ticker channels', () => {
     const b = new Collector();
     h.add(new Subscription(1, 'user_orders', null, 'acct-a', a, 10));
     h.add(new Subscription(2, 'fill', [{ id: '2', ticker: 'MKT-2' }], 'acct-b', b, 10));
-    const fill = (account: string, role: 'maker' | 'taker') => ({
+    const fill = (account: string, role: FillRole) => ({
       fill_id: `${account}-${role}`,
       trade_id: '9',
       order_id: ORDER.id,

@@ -1,5 +1,4 @@
-import { ticksOf } from '../trading/input.js';
-import { formatTicks, TICKS_PER_DOT } from '../trading/money.js';
+import { formatTicks, TICKS_PER_DOT, ticksOf } from '../trading/money.js';
 import { orderbookView, orderView } from '../trading/views.js';
 import type {
   BookSnapshot,

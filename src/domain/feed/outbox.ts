@@ -1,7 +1,8 @@
-import { bookSideOf, yesPriceOf, type Action, type BookSide, type Outcome } from '../trading/book.js';
+import type { BookRemovalRecord, ChangedOrderRecord } from '../../db/repositories/trading.js';
+import type { BookSide } from '../../db/tables.js';
+import { bookSideOf, yesPriceOf } from '../trading/book.js';
 import type { Changeset } from '../trading/changes.js';
-import { lotsOf, ticksOf } from '../trading/input.js';
-import { formatLots, formatTicks, TICKS_PER_DOT } from '../trading/money.js';
+import { formatLots, formatTicks, lotsOf, TICKS_PER_DOT, ticksOf } from '../trading/money.js';
 import type { BookChange, CommittedOrder, FeedEvents, FillEvent, MarketFigures, TradeEvent } from './types.js';
 
 /**
@@ -12,39 +13,11 @@ import type { BookChange, CommittedOrder, FeedEvents, FillEvent, MarketFigures, 
  * repository inside the same transaction, so a record exists exactly when its changes committed.
  */
 
-/** An order row as a write returned it (decimals as strings, timestamps as Dates). */
-export interface ChangedOrder {
-  id: string;
-  account_id: string;
-  market_id: string;
-  side: Outcome;
-  action: Action;
-  price: string;
-  count: string;
-  remaining: string;
-  filled: string;
-  cancelled: string;
-  status: CommittedOrder['status'];
-  time_in_force: CommittedOrder['time_in_force'];
-  post_only: boolean;
-  reduce_only: boolean;
-  client_order_id: string;
-  builder_code: string;
-  expiration_ts: Date | null;
-  sequence: string;
-  cancel_reason: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** An order's row as a write returned it. */
+export type ChangedOrder = ChangedOrderRecord;
 
-/** A cancelled or decreased order as updated, where it rested, and the contracts that left the book. */
-export interface BookRemoval extends ChangedOrder {
-  book_side: BookSide;
-  /** YES-frame price of the order ("0.45"). */
-  yes_price: string;
-  /** Contracts removed ("10"). */
-  removed: string;
-}
+/** A cancelled or decreased order as updated (where it rests included), and the contracts that left the book ("10"). */
+export type BookRemoval = BookRemovalRecord;
 
 /** The order a placement inserted (its row), and what of it now rests in the book. */
 export interface PlacedOrder {

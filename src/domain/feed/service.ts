@@ -1,16 +1,13 @@
 import type { Db } from '../../db/knex.js';
 import { Listener } from '../../db/listener.js';
 import * as repo from '../../db/repositories/feed.js';
-import type { Account } from '../accounts/service.js';
+import type { Account, SessionChange } from '../accounts/service.js';
 import { FeedHub } from './hub.js';
 import { PublishedRecord } from './messages.js';
 import { FeedRelay } from './relay.js';
 import { DEFAULT_LIMITS, FeedSession, type Connection, type FeedLimits } from './session.js';
 import { SnapshotBatcher } from './snapshots.js';
 import type { FeedRecord } from './types.js';
-
-/** A session change the database announced: one token, one API key, every session and key of an account, or any. */
-export type SessionChange = { kind: 'token'; tokenHash: string } | { kind: 'key'; keyId: string } | { kind: 'account'; accountId: string } | { kind: 'all' };
 
 /** Settings of the feed (defaults: what `npm start` uses). */
 export interface FeedOptions {

@@ -1,5 +1,6 @@
 import type { Account } from '../accounts/service.js';
 import { hashToken } from '../accounts/tokens.js';
+import { clip } from '../errors.js';
 import { findUnstorable } from '../storable-text.js';
 import { FeedHub, Subscription, type Outlet } from './hub.js';
 import { errorReply, reply, snapshotMsg } from './messages.js';
@@ -197,7 +198,7 @@ export class FeedSession implements Outlet {
         case 'auth':
           return await this.#auth(id, requireParams(params));
         default:
-          throw new CommandError(ErrorCode.unknownCommand, typeof cmd === 'string' ? `unknown command '${clip(cmd)}'` : 'cmd is required');
+          throw new CommandError(ErrorCode.unknownCommand, typeof cmd === 'string' ? `unknown command '${clip(cmd, 60)}'` : 'cmd is required');
       }
     } catch (error) {
       if (this.#closed) return;
@@ -215,7 +216,7 @@ export class FeedSession implements Outlet {
     if (!Array.isArray(channels) || !channels.every((c) => typeof c === 'string')) throw new CommandError(ErrorCode.invalidParameter, 'params.channels must be an array of channel names');
     const unique = [...new Set(channels as string[])];
     for (const channel of unique) {
-      if (!(CHANNELS as readonly string[]).includes(channel)) throw new CommandError(ErrorCode.unknownChannel, `unknown channel '${clip(channel)}' (channels: ${CHANNELS.join(', ')})`);
+      if (!(CHANNELS as readonly string[]).includes(channel)) throw new CommandError(ErrorCode.unknownChannel, `unknown channel '${clip(channel, 60)}' (channels: ${CHANNELS.join(', ')})`);
       if (isPrivateChannel(channel as Channel) && !this.account) throw new CommandError(ErrorCode.authRequired, `channel '${channel}' is private: connect with Authorization: Bearer <token> (or send an auth command) first`);
     }
 
@@ -236,7 +237,7 @@ export class FeedSession implements Outlet {
       const found = await this.deps.findMarkets(tickers);
       const byTicker = new Map(found.map((m) => [m.ticker, m]));
       const missing = tickers.find((t) => !byTicker.has(t));
-      if (missing !== undefined) throw new CommandError(ErrorCode.marketNotFound, `market '${clip(missing)}' not found`);
+      if (missing !== undefined) throw new CommandError(ErrorCode.marketNotFound, `market '${clip(missing, 60)}' not found`);
       markets = tickers.map((t) => byTicker.get(t)!);
     }
     if (this.#closed) return;
@@ -315,8 +316,4 @@ function tickersOf(params: Params): string[] | undefined {
   if (list.length === 0) throw new CommandError(ErrorCode.marketTickerRequired, 'params.market_tickers is empty');
   if (!list.every((t) => typeof t === 'string' && t.length > 0 && t.length <= 200)) throw new CommandError(ErrorCode.invalidParameter, 'market tickers must be non-empty strings');
   return [...new Set((list as string[]).map((t) => t.toUpperCase()))];
-}
-
-function clip(value: string): string {
-  return value.length > 60 ? `${value.slice(0, 60)}...` : value;
 }

@@ -1,5 +1,4 @@
-import { lotsOf, ticksOf } from '../trading/input.js';
-import { formatLots, formatTicks, TICKS_PER_DOT } from '../trading/money.js';
+import { formatLots, formatTicks, lotsOf, TICKS_PER_DOT, ticksOf } from '../trading/money.js';
 import type { PublishedRecord } from './messages.js';
 import type { BookSnapshot, MarketFigures, TickerMsg } from './types.js';
 

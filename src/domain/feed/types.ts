@@ -4,7 +4,10 @@
  * a trading transaction writes (src/db/repositories/feed.ts). The AsyncAPI document
  * (openapi/asyncapi.yaml) describes the same shapes for clients.
  */
+import type { BookSnapshotRead } from '../../db/repositories/feed.js';
+import type { ChangedOrderRecord, MarketFiguresRecord } from '../../db/repositories/trading.js';
 import type { OrderView } from '../trading/views.js';
+import type { Action, FillRole, Outcome } from '../../db/tables.js';
 
 export const PUBLIC_CHANNELS = ['orderbook_delta', 'trade', 'ticker'] as const;
 export const PRIVATE_CHANNELS = ['fill', 'user_orders'] as const;
@@ -45,6 +48,8 @@ export const ErrorCode = {
   tooManyConnections: 105,
   /** Too many order-book snapshots asked for per second from one client address: the subscribe is refused. */
   snapshotRateLimited: 106,
+  /** Too many command frames from one client address (RATE_LIMIT_WS_COMMANDS): the command is not run. */
+  commandRateLimited: 107,
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -52,7 +57,7 @@ export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /** A change of resting quantity at one price level, in Kalshi's terms: the bids of one outcome. */
 export interface BookChange {
-  side: 'yes' | 'no';
+  side: Outcome;
   /** Outcome-frame price ("0.45"). */
   price: string;
   /** Signed change of the resting contracts ("-10", "2.5"). */
@@ -63,7 +68,7 @@ export interface TradeEvent {
   trade_id: string;
   yes_price: string;
   count: string;
-  taker_side: 'yes' | 'no';
+  taker_side: Outcome;
 }
 
 export interface FillEvent {
@@ -71,13 +76,13 @@ export interface FillEvent {
   trade_id: string;
   order_id: string;
   account_id: string;
-  side: 'yes' | 'no';
-  action: 'buy' | 'sell';
+  side: Outcome;
+  action: Action;
   /** The account's outcome-frame price. */
   price: string;
   yes_price: string;
   count: string;
-  role: 'maker' | 'taker';
+  role: FillRole;
 }
 
 /** What one trading transaction did to one market: the outbox record's `events`, built by the service. */
@@ -91,37 +96,11 @@ export interface FeedEvents {
   market: MarketFigures | null;
 }
 
-/** A changed order as the transaction committed it (the row its write returned; decimals as strings). */
-export interface CommittedOrder {
-  id: string;
-  account_id: string;
-  market_id: string;
-  side: 'yes' | 'no';
-  action: 'buy' | 'sell';
-  price: string;
-  count: string;
-  remaining: string;
-  filled: string;
-  cancelled: string;
-  status: 'OPEN' | 'PARTIAL' | 'FILLED' | 'CANCELLED';
-  time_in_force: 'GTC' | 'IOC' | 'FOK';
-  post_only: boolean;
-  reduce_only: boolean;
-  client_order_id: string;
-  builder_code: string;
-  expiration_ts: string | null;
-  sequence: string;
-  cancel_reason: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A changed order as the transaction committed it (the row its write returned, timestamps as ISO text). */
+export type CommittedOrder = Omit<ChangedOrderRecord, 'expiration_ts' | 'created_at' | 'updated_at'> & { expiration_ts: string | null; created_at: string; updated_at: string };
 
 /** A market's traded figures (decimal strings as stored). */
-export interface MarketFigures {
-  last_yes_price: string | null;
-  volume: string;
-  open_interest: string;
-}
+export type MarketFigures = MarketFiguresRecord;
 
 /** One outbox record as read back. */
 export interface FeedRecord {
@@ -148,7 +127,7 @@ export interface OrderbookDeltaMsg {
   market_id: string;
   price: string;
   delta: string;
-  side: 'yes' | 'no';
+  side: Outcome;
   ts: string;
 }
 
@@ -159,7 +138,7 @@ export interface TradeMsg {
   yes_price: string;
   no_price: string;
   count: string;
-  taker_side: 'yes' | 'no';
+  taker_side: Outcome;
   ts: string;
 }
 
@@ -182,8 +161,8 @@ export interface FillMsg {
   client_order_id: string | null;
   market_ticker: string;
   market_id: string;
-  side: 'yes' | 'no';
-  action: 'buy' | 'sell';
+  side: Outcome;
+  action: Action;
   price: string;
   yes_price: string;
   count: string;
@@ -194,8 +173,4 @@ export interface FillMsg {
 export type UserOrderMsg = OrderView;
 
 /** A snapshot of a market's book and figures, and the feed position it was taken at. */
-export interface BookSnapshot {
-  seq: number;
-  levels: Array<{ book_side: 'bid' | 'ask'; yes_price: string; count: string }>;
-  figures: MarketFigures;
-}
+export type BookSnapshot = BookSnapshotRead;

@@ -1,4 +1,5 @@
 import { parseScaled } from '../trading/money.js';
+import type { CatalogueStatus, OrderStatus } from '../../db/tables.js';
 
 /**
  * Whether a resting order scores for maker rewards (pure). Every condition must hold:
@@ -16,13 +17,13 @@ import { parseScaled } from '../trading/money.js';
  */
 
 export interface ScoringCandidate {
-  status: 'OPEN' | 'PARTIAL' | 'FILLED' | 'CANCELLED';
+  status: OrderStatus;
   /** Decimal contracts. */
   remaining: string;
   /** YES-frame price, decimal. */
   yesPrice: string;
   expiration: Date | null;
-  marketStatus: 'ACTIVE' | 'CLOSED' | 'RESOLVED';
+  marketStatus: CatalogueStatus;
   rewardsMinSize: string | null;
   rewardsMaxSpread: string | null;
 }

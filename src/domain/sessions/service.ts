@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/knex.js';
 import * as repo from '../../db/repositories/sessions.js';
-import { conflict, invalid } from '../errors.js';
+import type { OrderSessionsRow } from '../../db/tables.js';
+import { clip, conflict, invalid } from '../errors.js';
 import { cancelAccountOrders } from '../trading/commands/cancel.js';
-import { clip, orderIdOf } from '../trading/input.js';
+import { orderIdOf } from '../trading/input.js';
 import { formatMicroDots, parseScaled } from '../trading/money.js';
 import type { TradingTransaction, TradingTransactions } from '../trading/transaction.js';
 import { isScoring, type BookTop } from './scoring.js';
@@ -24,10 +25,10 @@ const OPEN_SESSION_INDEX = 'order_sessions_account_open';
 /** A start that lost a race with a concurrent start of the same account retries, and then renews. */
 const START_ATTEMPTS = 3;
 
-type HeartbeatOutcome = { kind: 'live'; session: repo.OrderSessionRow } | { kind: 'expired' } | { kind: 'unknown' };
+type HeartbeatOutcome = { kind: 'live'; session: OrderSessionsRow } | { kind: 'expired' } | { kind: 'unknown' };
 
 const iso = (date: Date) => date.toISOString();
-const isOpenAndAhead = (session: repo.OrderSessionRow, now: Date) => session.cancelled_at === null && session.expires_at.getTime() > now.getTime();
+const isOpenAndAhead = (session: OrderSessionsRow, now: Date) => session.cancelled_at === null && session.expires_at.getTime() > now.getTime();
 
 /**
  * Order sessions and order scoring. A client that sends heartbeats has its resting orders cancelled when
@@ -206,14 +207,14 @@ export class OrderSessionService {
   }
 
   /** Cancels the resting orders of a locked open session's account and marks the session expired. */
-  private async expireLocked(transaction: TradingTransaction, session: repo.OrderSessionRow): Promise<void> {
+  private async expireLocked(transaction: TradingTransaction, session: OrderSessionsRow): Promise<void> {
     const cancelled = await cancelAccountOrders(transaction, session.account_id, 'heartbeat');
     // When the cancel was done (it commits with this row, so nothing of it is visible earlier).
     await repo.markSessionCancelled(transaction.tx, session.id, this.now(), cancelled);
   }
 }
 
-function heartbeatView(session: repo.OrderSessionRow): HeartbeatView {
+function heartbeatView(session: OrderSessionsRow): HeartbeatView {
   return {
     heartbeat_id: session.id,
     status: 'active',
@@ -223,7 +224,7 @@ function heartbeatView(session: repo.OrderSessionRow): HeartbeatView {
   };
 }
 
-function sessionStatusView(session: repo.OrderSessionRow, now: Date): SessionStatusView {
+function sessionStatusView(session: OrderSessionsRow, now: Date): SessionStatusView {
   const active = isOpenAndAhead(session, now);
   return {
     heartbeat_id: session.id,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { Batcher, type Outcome } from './batcher.js';
+import { Batcher, type BatchResult } from './batcher.js';
 
 /** A batcher whose batches are recorded and finish when the test says so. */
 function harness(maxBatch = 3) {
-  const batches: Array<{ items: number[]; finish: (outcomes?: Array<Outcome<string>>) => void; fail: (error: unknown) => void }> = [];
+  const batches: Array<{ items: number[]; finish: (outcomes?: Array<BatchResult<string>>) => void; fail: (error: unknown) => void }> = [];
   const batcher = new Batcher<number, string>(
     (items) =>
       new Promise((resolve, reject) => {

@@ -1,16 +1,16 @@
 /** What one item of a batch came to: its value, or the error that only it gets. */
-export type Outcome<R> = { value: R } | { error: unknown };
+export type BatchResult<R> = { value: R } | { error: unknown };
 
 /** Items submitted together (submitTogether; submit: one item), settled together once their batch has run. */
 interface Waiting<I, R> {
   items: I[];
-  settle: (outcomes: Array<Outcome<R>>) => void;
+  settle: (outcomes: Array<BatchResult<R>>) => void;
 }
 
 /** A batch taken off the queue, running. */
 interface Running<I, R> {
   batch: Array<Waiting<I, R>>;
-  outcomes: Promise<Array<Outcome<R>>>;
+  outcomes: Promise<Array<BatchResult<R>>>;
 }
 
 /**
@@ -25,7 +25,7 @@ export class Batcher<I, R> {
   #queue: Array<Waiting<I, R>> | undefined;
 
   constructor(
-    private readonly run: (items: I[]) => Promise<Array<Outcome<R>>>,
+    private readonly run: (items: I[]) => Promise<Array<BatchResult<R>>>,
     private readonly maxBatch: number,
   ) {}
 
@@ -37,7 +37,7 @@ export class Batcher<I, R> {
   }
 
   /** Items that go in one batch, in this order; resolves with each one's outcome (never rejects). */
-  submitTogether(items: I[]): Promise<Array<Outcome<R>>> {
+  submitTogether(items: I[]): Promise<Array<BatchResult<R>>> {
     return new Promise((settle) => {
       if (items.length === 0) return settle([]);
       if (this.#queue) {
@@ -71,8 +71,8 @@ export class Batcher<I, R> {
     while (taken < queue.length && size + queue[taken]!.items.length <= this.maxBatch) size += queue[taken++]!.items.length;
     const batch = queue.splice(0, taken);
     const items = batch.flatMap((waiting) => waiting.items);
-    const failed = (error: unknown) => items.map((): Outcome<R> => ({ error }));
-    let outcomes: Promise<Array<Outcome<R>>>;
+    const failed = (error: unknown) => items.map((): BatchResult<R> => ({ error }));
+    let outcomes: Promise<Array<BatchResult<R>>>;
     try {
       outcomes = this.run(items).catch(failed);
     } catch (error) {
@@ -82,7 +82,7 @@ export class Batcher<I, R> {
   }
 }
 
-function settleBatch<I, R>(batch: ReadonlyArray<Waiting<I, R>>, outcomes: ReadonlyArray<Outcome<R>>): void {
+function settleBatch<I, R>(batch: ReadonlyArray<Waiting<I, R>>, outcomes: ReadonlyArray<BatchResult<R>>): void {
   let at = 0;
   for (const waiting of batch) {
     waiting.settle(waiting.items.map(() => outcomes[at++] ?? { error: new Error('the batch gave no outcome for this item') }));

@@ -1,12 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { Action, Outcome } from '../../db/tables.js';
 import {
-  type Action,
   type Fill,
   type MatchOptions,
   type MatchResult,
   type Order,
-  type Outcome,
   OrderBook,
   bookSideOf,
   fillCash,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Fill, type MatchOptions, type Order, OrderBook, fillCash, match } from './book.js';
 import { formatLots, formatTicks, parseCountLots, parseMicroDots, parsePriceTicks } from './money.js';
+import type { Action, Outcome } from '../../db/tables.js';
 
 /**
  * Table-style scenarios: book before, incoming order, expected fills, book after.
@@ -10,7 +11,7 @@ import { formatLots, formatTicks, parseCountLots, parseMicroDots, parsePriceTick
 function order(spec: string, sequence: bigint): Order {
   const m = /^(\w+):(\w+) (buy|sell) (yes|no) (\S+) (\S+)$/.exec(spec);
   if (!m) throw new Error(`bad order spec ${spec}`);
-  const [, id, accountId, action, side, price, count] = m as unknown as [string, string, string, 'buy' | 'sell', 'yes' | 'no', string, string];
+  const [, id, accountId, action, side, price, count] = m as unknown as [string, string, string, Action, Outcome, string, string];
   return { id, accountId, action, side, price: parsePriceTicks(price), remaining: parseCountLots(count), sequence };
 }
 

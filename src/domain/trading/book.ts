@@ -1,3 +1,4 @@
+import type { Action, BookSide, Outcome, TimeInForce, TradeKind } from '../../db/tables.js';
 import { MAX_PRICE_TICKS, MIN_PRICE_TICKS, TICKS_PER_DOT } from './money.js';
 
 /**
@@ -16,19 +17,6 @@ import { MAX_PRICE_TICKS, MIN_PRICE_TICKS, TICKS_PER_DOT } from './money.js';
  * One file on purpose, over the usual 400 lines: the book's invariants (price levels, time priority, the
  * two frames, self-trade prevention, time in force) hold across all of it and are read together.
  */
-
-export type Outcome = 'yes' | 'no';
-export type Action = 'buy' | 'sell';
-export type BookSide = 'bid' | 'ask';
-export type TimeInForce = 'GTC' | 'IOC' | 'FOK';
-/**
- * transfer_yes: a buyer of YES meets a seller of YES; transfer_no likewise for NO.
- * mint: a YES buyer meets a NO buyer; a new YES+NO pair is created, the buyers pay yesPrice and
- * 100 - yesPrice ticks per lot (1 Dot per contract in total).
- * merge: a YES seller meets a NO seller; a pair is destroyed, the sellers receive yesPrice and
- * 100 - yesPrice ticks per lot.
- */
-export type FillKind = 'transfer_yes' | 'transfer_no' | 'mint' | 'merge';
 
 export interface Order {
   readonly id: string;
@@ -58,7 +46,7 @@ export interface Fill {
   readonly lots: bigint;
   /** Execution price in the YES frame (the maker's level), ticks. */
   readonly yesPrice: number;
-  readonly kind: FillKind;
+  readonly kind: TradeKind;
   /**
    * Micro-Dots a buying taker saved against its limit ((limit - price) x lots): its reserve was
    * limit x lots, so the caller releases this much. 0n for a selling taker (sells reserve no cash).
@@ -444,7 +432,7 @@ function makeFill(maker: Node, taker: Order, lots: bigint, yesPrice: number): Fi
   const takerPrice = yesPriceOf(taker.side, yesPrice);
   // Same outcome on opposite book sides means one buys and one sells it; different outcomes mean
   // both buy (mint) or both sell (merge).
-  const kind: FillKind = maker.side === taker.side ? `transfer_${taker.side}` : taker.action === 'buy' ? 'mint' : 'merge';
+  const kind: TradeKind = maker.side === taker.side ? `transfer_${taker.side}` : taker.action === 'buy' ? 'mint' : 'merge';
   return {
     maker: { orderId: maker.id, accountId: maker.accountId, side: maker.side, action: maker.action, price: maker.price },
     taker: { orderId: taker.id, accountId: taker.accountId, side: taker.side, action: taker.action, price: takerPrice },

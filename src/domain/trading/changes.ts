@@ -1,6 +1,6 @@
-import { bookSideOf, fillCash, type Action, type Fill, type FillKind, type Outcome } from './book.js';
-import { lotsOf, ticksOf } from './input.js';
-import { TICKS_PER_DOT, notionalMicroDots } from './money.js';
+import { bookSideOf, fillCash, type Fill } from './book.js';
+import { lotsOf, notionalMicroDots, TICKS_PER_DOT, ticksOf } from './money.js';
+import type { Action, FillRole, MarketResult, Outcome, TradeKind } from '../../db/tables.js';
 
 /**
  * What one trading transaction does to accounts, orders, positions and markets, accumulated in exact
@@ -44,7 +44,7 @@ export function liveOrderOf(row: { id: string; account_id: string; market_id: st
   };
 }
 
-export type LedgerReference = { order: string } | { trade: number; role: 'maker' | 'taker' } | { settlement: string };
+export type LedgerReference = { order: string } | { trade: number; role: FillRole } | { settlement: string };
 
 export interface LedgerMove {
   readonly accountId: string;
@@ -258,14 +258,14 @@ export class Changeset {
   }
 }
 
-function openInterestChange(kind: FillKind, lots: bigint): bigint {
+function openInterestChange(kind: TradeKind, lots: bigint): bigint {
   if (kind === 'mint') return lots;
   if (kind === 'merge') return -lots;
   return 0n;
 }
 
 /** Micro-Dots a resolved market pays for `lots` shares of `side`: 1 Dot each to the winner, 0.50 each on invalid. */
-export function payoutMicroDots(result: 'yes' | 'no' | 'invalid', side: Outcome, lots: bigint): bigint {
+export function payoutMicroDots(result: MarketResult, side: Outcome, lots: bigint): bigint {
   const ticks = result === 'invalid' ? TICKS_PER_DOT / 2 : result === side ? TICKS_PER_DOT : 0;
   return notionalMicroDots(ticks, lots);
 }

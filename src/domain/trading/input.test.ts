@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../errors.js';
-import { formatMoney, orderIdOf, pageLimit, parseDecreaseCount, parsePlacement, parseStatuses, parseTerms, sideOf, ZERO_BUILDER_CODE } from './input.js';
+import { orderIdOf, pageLimit, parseDecreaseCount, parsePlacement, parseStatuses, parseTerms, sideOf, ZERO_BUILDER_CODE } from './input.js';
+import { formatMoney } from './money.js';
 
 const NOW = new Date('2030-01-01T00:00:00Z');
 const base = { ticker: 'M', side: 'yes' as const, count: '10', price: '0.45' };

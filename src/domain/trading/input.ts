@@ -1,7 +1,7 @@
-import { DomainError, invalid } from '../errors.js';
-import type { Action, Outcome, TimeInForce } from './book.js';
-import { formatMicroDots, parseCountLots, parsePriceTicks, parseScaled } from './money.js';
-import type { OrderStatus, PlaceOrderInput, PreviewInput } from './types.js';
+import type { Action, OrderStatus, Outcome, TimeInForce } from '../../db/tables.js';
+import { clip, DomainError, invalid } from '../errors.js';
+import { parseCountLots, parsePriceTicks } from './money.js';
+import type { PlaceOrderInput, PreviewInput } from './types.js';
 
 /**
  * Checking what clients send (pure), and the wire formats of what goes back:
@@ -171,32 +171,4 @@ export function parseStatuses(statuses: readonly string[] | undefined): OrderSta
 export function pageLimit(limit: number | undefined): number {
   if (typeof limit !== 'number' || !Number.isFinite(limit)) return 20;
   return Math.min(100, Math.max(1, Math.trunc(limit)));
-}
-
-// --- stored decimals (always well-formed: the schema's types and checks guarantee it)
-
-function stored(textValue: string, places: number): bigint {
-  const value = parseScaled(String(textValue), places);
-  if (value === undefined) throw new Error(`unexpected stored decimal ${String(textValue)} for ${places} places`);
-  return value;
-}
-
-export const lotsOf = (value: string): bigint => stored(value, 4);
-export const ticksOf = (value: string): number => Number(stored(value, 2));
-export const microOf = (value: string): bigint => stored(value, 6);
-
-/** Micro-Dots as Dots, exact, with at least two and at most six places. */
-export function formatMoney(micro: bigint): string {
-  const full = formatMicroDots(micro, 6);
-  return full.replace(/(\.\d\d\d*?)0+$/, '$1');
-}
-
-export function iso(date: Date): string {
-  return date.toISOString();
-}
-
-/** What an error message echoes of a value a client sent: at most `length` characters of it. */
-export function clip(value: unknown, length = 24): string {
-  const s = String(value);
-  return s.length > length ? `${s.slice(0, length)}...` : s;
 }

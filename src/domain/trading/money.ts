@@ -1,4 +1,4 @@
-import { invalid } from '../errors.js';
+import { clip, invalid } from '../errors.js';
 
 /**
  * Exact units of the exchange, as scaled integers (never binary floats):
@@ -116,8 +116,24 @@ function checkPlaces(places: number, max: number): void {
   if (!Number.isInteger(places) || places < 0 || places > max) throw new RangeError(`places must be 0..${max}, got ${places}`);
 }
 
-// Error messages echo the input; keep them short whatever was sent.
-function clip(text: unknown): string {
-  const s = String(text);
-  return s.length > 24 ? `${s.slice(0, 24)}...` : s;
+// --- stored decimals (always well-formed: the schema's types and checks guarantee it)
+
+function stored(textValue: string, places: number): bigint {
+  const value = parseScaled(String(textValue), places);
+  if (value === undefined) throw new Error(`unexpected stored decimal ${String(textValue)} for ${places} places`);
+  return value;
+}
+
+export const lotsOf = (value: string): bigint => stored(value, 4);
+export const ticksOf = (value: string): number => Number(stored(value, 2));
+export const microOf = (value: string): bigint => stored(value, 6);
+
+/** Micro-Dots as Dots, exact, with at least two and at most six places. */
+export function formatMoney(micro: bigint): string {
+  const full = formatMicroDots(micro, 6);
+  return full.replace(/(\.\d\d\d*?)0+$/, '$1');
+}
+
+export function iso(date: Date): string {
+  return date.toISOString();
 }

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { PlacementRead, PlacementReads, TradingMarketRow } from '../../db/repositories/trading.js';
-import type { NewOrderRow } from '../../db/tables.js';
+import type { PlacementRead, PlacementReads, TradingMarketRecord } from '../../db/repositories/trading.js';
+import type { NewOrder, OrderStatus } from '../../db/tables.js';
 import { conflict, DomainError, invalid, notFound } from '../errors.js';
 import { bookSideOf, OrderBook, yesPriceOf, type Order } from './book.js';
 import { Changeset, liveOrderOf, type CancelReason, type LiveOrder } from './changes.js';
-import { formatMoney, lotsOf, microOf, type Placement } from './input.js';
-import { formatLots, formatTicks, notionalMicroDots } from './money.js';
-import type { OrderStatus } from './types.js';
+import type { Placement } from './input.js';
+import { formatLots, formatMoney, formatTicks, lotsOf, microOf, notionalMicroDots } from './money.js';
 
 /** A placement waiting to be made (commands/place.ts). */
 export interface PlacementRequest {
@@ -34,13 +33,13 @@ export function placementRead({ accountId, order }: PlacementRequest): Placement
 export interface PlacementWrite {
   readonly changes: Changeset;
   /** The new orders as each was once made (insertedRows folds in what later placements of the write did to them). */
-  readonly orders: NewOrderRow[];
+  readonly orders: NewOrder[];
   /** Lots each new order left resting once made, by order id. */
   readonly resting: Map<string, bigint>;
 }
 
 /** A placement made (`placed`: its order as it was once made, before later placements of the batch met it), or refused. */
-export type PlacementOutcome = { orderId: string; market: TradingMarketRow; placed: NewOrderRow } | { error: DomainError };
+export type PlacementOutcome = { orderId: string; market: TradingMarketRecord; placed: NewOrder } | { error: DomainError };
 
 export interface PlacementPlan {
   /** In the order they must be written. */
@@ -154,7 +153,7 @@ export function planPlacements(items: readonly PlacementRequest[], reads: Placem
 /** The orders a statement inserts, and what it does to the other orders, once folded together (insertedRows). */
 export interface StatementOrders {
   /** New orders as the statement leaves them: fills and cancels of later placements included. */
-  readonly inserted: NewOrderRow[];
+  readonly inserted: NewOrder[];
   /** Fills of orders the statement does not insert, lots by order id. */
   readonly makerFills: ReadonlyMap<string, bigint>;
   /** Cancels of orders the statement does not insert. */
@@ -172,7 +171,7 @@ export interface StatementOrders {
 export function insertedRows(write: Pick<PlacementWrite, 'orders' | 'resting'>, changes: Pick<Changeset, 'makerFills' | 'cancels'>): StatementOrders {
   const cancelOf = new Map(changes.cancels.map((c) => [c.id, c.reason]));
   const booked = new Map(write.resting);
-  const inserted = write.orders.map((row): NewOrderRow => {
+  const inserted = write.orders.map((row): NewOrder => {
     const fills = changes.makerFills.get(row.id) ?? 0n;
     const reason = cancelOf.get(row.id);
     if (fills === 0n && reason === undefined) return row;
@@ -216,7 +215,7 @@ function newOrderRow(
   order: Placement,
   sequence: string,
   result: ReturnType<OrderBook['match']>,
-): NewOrderRow {
+): NewOrder {
   const status: OrderStatus =
     result.restingRemainder > 0n ? (result.filled > 0n ? 'PARTIAL' : 'OPEN') : result.cancelledRemainder > 0n ? 'CANCELLED' : 'FILLED';
   const cancelReason =

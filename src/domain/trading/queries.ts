@@ -1,9 +1,9 @@
 import type { Queryable } from '../../db/knex.js';
 import * as repo from '../../db/repositories/trading.js';
-import { conflict, notFound } from '../errors.js';
+import { clip, conflict, notFound } from '../errors.js';
 import { decodeCursor, encodeCursor, splitPage } from '../pagination/cursor.js';
-import { clip, formatMoney, lotsOf, marketRefOf, microOf, orderIdOf, pageLimit, parseStatuses, parseTerms } from './input.js';
-import { formatLots, formatMicroDots, formatTicks, notionalMicroDots } from './money.js';
+import { marketRefOf, orderIdOf, pageLimit, parseStatuses, parseTerms } from './input.js';
+import { formatLots, formatMicroDots, formatMoney, formatTicks, lotsOf, microOf, notionalMicroDots } from './money.js';
 import type { CursorPage, ListOrdersInput, PreviewInput } from './types.js';
 import {
   balanceView,
@@ -22,6 +22,7 @@ import {
   type SettlementView,
   type TradeView,
 } from './views.js';
+import type { FillRole } from '../../db/tables.js';
 
 /**
  * What trading reads without changing anything: an account's orders and portfolio, a placement's preview,
@@ -46,7 +47,7 @@ export async function previewOrder(db: Queryable, accountId: string, input: Prev
     positionAvailable = position ? lotsOf(position.shares) - lotsOf(position.reserved) : 0n;
   }
   const two = (micro: bigint) => formatMicroDots(micro, 2);
-  const breakdown = (role: 'maker' | 'taker') => ({
+  const breakdown = (role: FillRole) => ({
     role,
     platform_fee_bps: 0 as const,
     builder_fee_bps: 0 as const,

@@ -4,10 +4,10 @@ import * as repo from '../../db/repositories/trading.js';
 import { outboxEntries, type BookRemoval, type OutboxEntry, type PlacedOrder } from '../feed/outbox.js';
 import type { FeedRecord } from '../feed/types.js';
 import type { CancelReason, Changeset } from './changes.js';
-import { microOf } from './input.js';
-import { formatLots, formatMicroDots, formatTicks, TICKS_PER_DOT } from './money.js';
+import { formatLots, formatMicroDots, formatTicks, microOf, TICKS_PER_DOT } from './money.js';
 import { insertedRows, type PlacementWrite } from './placement.js';
 import type { EventRollups } from './rollups.js';
+import type { BalancesRow, FillRole } from '../../db/tables.js';
 
 /** What committed trading work did, told to an observer (metrics) once it has committed. */
 export interface TradingActivity {
@@ -58,6 +58,7 @@ export class TradingTransaction {
   #notification: string | null = null;
   #records: readonly FeedRecord[] = [];
   #plansSet = false;
+  #balancesLocked = false;
 
   constructor(
     readonly tx: Queryable,
@@ -66,8 +67,8 @@ export class TradingTransaction {
 
   /**
    * The trading plan settings (repo.useTradingPlans) for the rest of the transaction, once: every command
-   * applies them before its first statement (a placement's first statement, repo.beginPlacements, applies
-   * them itself). Not before: the statements of a service that opened the transaction keep their usual plans.
+   * applies them before its first statement (lockMarkets and beginPlacements apply them themselves). Not
+   * before: the statements of a service that opened the transaction keep their usual plans.
    */
   async usePlans(): Promise<void> {
     if (this.#plansSet) return;
@@ -75,10 +76,41 @@ export class TradingTransaction {
     await repo.useTradingPlans(this.tx);
   }
 
-  /** Locks these accounts' balance rows (sorted, deduplicated); returns them in exact units. */
+  /*
+   * The locks, in the one order every trading transaction takes them: the markets whose books it changes, in
+   * id order, then the balance rows it changes, in account order (so that transactions taking several never
+   * deadlock). A market's book, and its positions, change only under the market's lock: what a command read
+   * before locking it, it reads again after. Locking a market once balances are locked is refused.
+   */
+
+  /** Locks these markets' rows (in id order), after the plan settings (usePlans). */
+  async lockMarkets(marketIds: readonly string[]): Promise<void> {
+    this.#beforeBalances();
+    await this.usePlans();
+    await repo.lockMarketsById(this.tx, marketIds);
+  }
+
+  /** Locks these accounts' balance rows (sorted, deduplicated), after any market; returns them in exact units. */
   async lockBalances(accountIds: readonly string[]): Promise<LockedBalances> {
-    const rows = await repo.lockBalances(this.tx, [...new Set(accountIds)].sort());
-    return new Map(rows.map((r) => [r.user_id, { cash: microOf(r.cash), reserved: microOf(r.reserved) }]));
+    this.#balancesLocked = true;
+    return lockedBalances(await repo.lockBalances(this.tx, [...new Set(accountIds)].sort()));
+  }
+
+  /**
+   * The start of a group of placements, in one statement (repo.beginPlacements): the plan settings, the
+   * markets' locks in id order, the balances of the accounts placing in account order, and what the
+   * placements read; with those balances in exact units.
+   */
+  async beginPlacements(placements: readonly repo.PlacementRead[]): Promise<{ reads: repo.PlacementReads; balances: LockedBalances }> {
+    this.#beforeBalances();
+    this.#plansSet = true;
+    this.#balancesLocked = true;
+    const reads = await repo.beginPlacements(this.tx, placements);
+    return { reads, balances: lockedBalances(reads.balances) };
+  }
+
+  #beforeBalances(): void {
+    if (this.#balancesLocked) throw new Error('markets are locked before balances, never after');
   }
 
   /**
@@ -134,7 +166,7 @@ export class TradingTransaction {
         .filter(([, d]) => d.cash !== 0n || d.reserved !== 0n)
         .map(([accountId, d]) => ({ accountId, cash: formatMicroDots(d.cash), reserved: formatMicroDots(d.reserved) })),
       ledger: changes.ledger.map((m) => {
-        let reference: string | { trade: number; role: 'maker' | 'taker' };
+        let reference: string | { trade: number; role: FillRole };
         if ('order' in m.reference) reference = m.reference.order;
         else if ('settlement' in m.reference) reference = m.reference.settlement;
         else reference = { trade: m.reference.trade, role: m.reference.role };
@@ -181,6 +213,9 @@ export class TradingTransaction {
     rollups.mark(this.#markets);
   }
 }
+
+const lockedBalances = (rows: ReadonlyArray<Pick<BalancesRow, 'user_id' | 'cash' | 'reserved'>>): LockedBalances =>
+  new Map(rows.map((r) => [r.user_id, { cash: microOf(r.cash), reserved: microOf(r.reserved) }]));
 
 /** The markets' figures a Changeset changes (those it leaves as they were are not written). */
 function marketWrites(changes: Changeset): MarketWrite[] {

@@ -1,7 +1,7 @@
 /**
  * What trading takes (as clients send it) and the operations it offers; what it gives back is in views.ts.
  */
-import type { TimeInForce } from './book.js';
+import type { Action, OrderStatus, Outcome, TimeInForce } from '../../db/tables.js';
 import type {
   BalanceView,
   BatchCancelItem,
@@ -14,15 +14,13 @@ import type {
   TradeView,
 } from './views.js';
 
-export type OrderStatus = 'OPEN' | 'PARTIAL' | 'FILLED' | 'CANCELLED';
 /** As sent: `bid` aliases YES and `ask` aliases NO. */
-export type RequestedSide = 'yes' | 'no' | 'bid' | 'ask';
-export type OrderAction = 'buy' | 'sell';
+export type RequestedSide = Outcome | 'bid' | 'ask';
 
 export interface PreviewInput {
   ticker: string;
   side: RequestedSide;
-  action?: OrderAction;
+  action?: Action;
   count: string;
   price: string;
   builder_code?: string;

@@ -3,18 +3,17 @@
  * counts with up to four, Dots exact), `Z` timestamps. Built here from stored records, for the REST
  * responses (src/presenters/trading.ts) and the real-time feed (src/domain/feed/messages.ts) alike.
  */
-import type { TimeInForce } from './book.js';
-import { formatMoney, iso, lotsOf, microOf, ticksOf } from './input.js';
-import { formatLots, formatTicks, TICKS_PER_DOT } from './money.js';
-import type { OrderAction, OrderStatus } from './types.js';
+import type { BookLevelRecord, OrderRecord, PositionRecord, SettlementRecord, TradeRecord } from '../../db/repositories/trading.js';
+import { formatLots, formatMoney, formatTicks, iso, lotsOf, microOf, TICKS_PER_DOT, ticksOf } from './money.js';
+import type { Action, BalancesRow, FillRole, MarketResult, OrderStatus, Outcome, TimeInForce } from '../../db/tables.js';
 
 /** The order record, with `market_id` and `action`. */
 export interface OrderView {
   order_id: string;
   market_id: string;
   ticker: string;
-  side: 'yes' | 'no';
-  action: OrderAction;
+  side: Outcome;
+  action: Action;
   type: 'LIMIT';
   time_in_force: TimeInForce;
   /** Outcome-frame price, two places ("0.45"). */
@@ -38,7 +37,7 @@ export interface OrderView {
 }
 
 export interface FeeBreakdown {
-  role: 'maker' | 'taker';
+  role: FillRole;
   platform_fee_bps: 0;
   builder_fee_bps: 0;
   platform_fee: string;
@@ -53,7 +52,7 @@ export interface PreviewView {
   market_id: string;
   ticker: string;
   side: 'YES' | 'NO';
-  action: OrderAction;
+  action: Action;
   price: string;
   count: string;
   notional: string;
@@ -83,7 +82,7 @@ export interface BalanceView {
 export interface PositionView {
   market_id: string;
   ticker: string;
-  side: 'yes' | 'no';
+  side: Outcome;
   /** Shares held. */
   count: string;
   /** Shares held less those reserved by resting sells. */
@@ -96,12 +95,12 @@ export interface FillView {
   order_id: string;
   market_id: string;
   ticker: string;
-  side: 'yes' | 'no';
-  action: OrderAction;
+  side: Outcome;
+  action: Action;
   /** The caller's outcome-frame price. */
   price: string;
   count: string;
-  role: 'maker' | 'taker';
+  role: FillRole;
   created_at: string;
 }
 
@@ -109,7 +108,7 @@ export interface SettlementView {
   settlement_id: string;
   market_id: string;
   ticker: string;
-  result: 'yes' | 'no' | 'invalid';
+  result: MarketResult;
   yes_count: string;
   no_count: string;
   /** Dots paid to the account. */
@@ -125,7 +124,7 @@ export interface TradeView {
   yes_price: string;
   no_price: string;
   count: string;
-  taker_side: 'yes' | 'no';
+  taker_side: Outcome;
   created_at: string;
 }
 
@@ -135,29 +134,14 @@ export interface OrderbookView {
   no: Array<[string, string]>;
 }
 
-/** An order as stored (decimals as strings), with its market's ticker. */
-export interface OrderRecord {
-  id: string;
-  market_id: string;
-  ticker: string;
-  side: 'yes' | 'no';
-  action: OrderAction;
-  time_in_force: TimeInForce;
-  price: string;
-  count: string;
-  filled: string;
-  remaining: string;
-  status: OrderStatus;
-  client_order_id: string;
-  builder_code: string;
-  expiration_ts: Date | null;
-  post_only: boolean;
-  reduce_only: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
+/** What a view of an order reads of its record. */
+type OrderFields = Pick<
+  OrderRecord,
+  | 'id' | 'market_id' | 'ticker' | 'side' | 'action' | 'time_in_force' | 'price' | 'count' | 'filled' | 'remaining' | 'status'
+  | 'client_order_id' | 'builder_code' | 'expiration_ts' | 'post_only' | 'reduce_only' | 'created_at' | 'updated_at'
+>;
 
-export function orderView(row: OrderRecord): OrderView {
+export function orderView(row: OrderFields): OrderView {
   return {
     order_id: row.id,
     market_id: String(row.market_id),
@@ -184,7 +168,7 @@ export function orderView(row: OrderRecord): OrderView {
 }
 
 /** Resting quantity per book side and YES-frame price, as the orderbook endpoint and the feed's snapshots show it. */
-export function orderbookView(rows: ReadonlyArray<{ book_side: 'bid' | 'ask'; yes_price: string; count: string }>): OrderbookView {
+export function orderbookView(rows: readonly BookLevelRecord[]): OrderbookView {
   const levels = rows.map((l) => ({ side: l.book_side, price: ticksOf(l.yes_price), lots: lotsOf(l.count) }));
   const level = (price: number, lots: bigint): [string, string] => [formatTicks(price), formatLots(lots)];
   return {
@@ -195,13 +179,13 @@ export function orderbookView(rows: ReadonlyArray<{ book_side: 'bid' | 'ask'; ye
 }
 
 /** A balance row (micro-Dots as stored; none: an account that holds nothing). */
-export function balanceView(row: { cash: string; reserved: string } | undefined): BalanceView {
+export function balanceView(row: Pick<BalancesRow, 'cash' | 'reserved'> | undefined): BalanceView {
   const cash = row ? microOf(row.cash) : 0n;
   const reserved = row ? microOf(row.reserved) : 0n;
   return { balance: formatMoney(cash + reserved), reserved: formatMoney(reserved), available: formatMoney(cash) };
 }
 
-export function positionView(row: { market_id: string; ticker: string; side: 'yes' | 'no'; shares: string; reserved: string; updated_at: Date }): PositionView {
+export function positionView(row: Pick<PositionRecord, 'market_id' | 'ticker' | 'side' | 'shares' | 'reserved' | 'updated_at'>): PositionView {
   return {
     market_id: String(row.market_id),
     ticker: row.ticker,
@@ -228,16 +212,7 @@ export function fillView(row: Omit<FillView, 'fill_id' | 'created_at'> & { id: s
   };
 }
 
-export function settlementView(row: {
-  id: string;
-  market_id: string;
-  ticker: string;
-  result: 'yes' | 'no' | 'invalid';
-  yes_count: string;
-  no_count: string;
-  payout: string;
-  created_at: Date;
-}): SettlementView {
+export function settlementView(row: Pick<SettlementRecord, 'id' | 'market_id' | 'ticker' | 'result' | 'yes_count' | 'no_count' | 'payout' | 'created_at'>): SettlementView {
   return {
     settlement_id: String(row.id),
     market_id: String(row.market_id),
@@ -250,7 +225,7 @@ export function settlementView(row: {
   };
 }
 
-export function tradeView(row: { id: string; market_id: string; ticker: string; yes_price: string; count: string; taker_side: 'yes' | 'no'; created_at: Date }): TradeView {
+export function tradeView(row: Pick<TradeRecord, 'id' | 'market_id' | 'ticker' | 'yes_price' | 'count' | 'taker_side' | 'created_at'>): TradeView {
   const yes = ticksOf(row.yes_price);
   return {
     trade_id: String(row.id),

@@ -1,4 +1,4 @@
-import type { Services } from '../../services.js';
+import type { Services } from '../../domain/services.js';
 import type { AuthScheme } from './authenticate.js';
 
 function bearerToken(header: unknown): string | undefined {

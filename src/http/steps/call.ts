@@ -4,7 +4,7 @@ import type { Account } from '../../domain/accounts/service.js';
 import type { KeyPrincipal, SignatureCheck } from '../../domain/api-keys/service.js';
 import type { RateLimitClass } from '../../config.js';
 import type { NumericType } from '../query.js';
-import type { ApiRequest, HandlerDeps } from '../types.js';
+import type { ApiRequest, HandlerDeps } from '../../handlers/types.js';
 
 /** One row of the operation table codegen emits (src/generated/operations.ts), by operationId. */
 export interface DispatchEntry {

@@ -1,8 +1,9 @@
-import type { Services } from '../../services.js';
+import type { ClientAddressing } from '../../config.js';
+import type { Services } from '../../domain/services.js';
 import { sendJson } from '../errors.js';
 import { clampQuery } from '../query.js';
-import { clientAddress } from '../rate-limit.js';
-import type { ApiRequest } from '../types.js';
+import { clientAddress } from '../../admission/client-address.js';
+import type { ApiRequest } from '../../handlers/types.js';
 import type { Step } from './call.js';
 
 /** An object or array Koa would send as JSON (not a Buffer, stream, Blob or Response). */
@@ -11,7 +12,7 @@ function isJsonValue(body: unknown): boolean {
 }
 
 /** The last step: the operation's handler, with the request as validated, and its reply as the answer. */
-export function dispatch(services: Services, trustProxy: boolean): Step {
+export function dispatch(services: Services, clients: ClientAddressing): Step {
   return async ({ koa, route, caller, request, query, params }) => {
     const handed = {
       operationId: route.operationId,
@@ -22,7 +23,7 @@ export function dispatch(services: Services, trustProxy: boolean): Step {
       account: caller.account,
       token: caller.token,
       requestId: String(koa.state.requestId ?? ''),
-      clientAddress: route.limitClass === 'login' || route.limitClass === 'registration' ? clientAddress(koa.req, trustProxy) : undefined,
+      clientAddress: route.limitClass === 'login' || route.limitClass === 'registration' ? clientAddress(koa.req, clients) : undefined,
     } as unknown as ApiRequest<never>;
     const reply = await route.implementation(handed, { services, koa });
     // ctx.response, not Koa's ctx.* shortcuts (see requestLifecycle)

@@ -1,4 +1,4 @@
-import type { Services } from '../../services.js';
+import type { Services } from '../../domain/services.js';
 import { headerOf, type AuthScheme } from './authenticate.js';
 
 /** An API key's RSA-PSS signature of the timestamp, method and path (the KALSHI-ACCESS-* headers). */

@@ -6,7 +6,7 @@ import { sendError } from '../errors.js';
 import { malformedNumerals } from '../query.js';
 import { PathParameterEncodingError } from '../router.js';
 import type { CompiledValidator } from '../validator.js';
-import { describeValidationErrors } from '../validation-errors.js';
+import { describeValidationErrors } from '../../presenters/validation-errors.js';
 import type { Route, Step } from './call.js';
 
 /** The first declared query value or body field holding text that cannot be stored. */

@@ -1,14 +1,14 @@
 import * as repo from '../../../db/repositories/trading.js';
-import { conflict, invalid, notFound } from '../../errors.js';
+import { clip, conflict, invalid, notFound } from '../../errors.js';
 import { Changeset, liveOrderOf, type CancelReason } from '../changes.js';
-import { clip, marketRefOf, orderIdOf } from '../input.js';
+import { marketRefOf, orderIdOf } from '../input.js';
 import type { TradingTransaction, TradingTransactions } from '../transaction.js';
 import type { BatchCancelItem } from '../views.js';
 
 /**
  * Cancelling resting orders: their reserves are released and they become CANCELLED with a reason. Each
- * cancel holds the row locks of the markets of the orders it cancels (taken in id order), then locks the
- * balance rows it changes in account order, like every trading transaction.
+ * cancel locks the markets of the orders it cancels, then the balances it changes (TradingTransaction's
+ * locks), and reads the orders again under the markets' locks.
  */
 
 /** An order that can still trade (and be cancelled or decreased). */
@@ -44,8 +44,7 @@ export async function cancelAllOrders(
   }
   const marketIds = [...new Set((await repo.findLiveOrdersOfAccount(db, accountId, scope)).map((o) => String(o.market_id)))];
   const cancelled = await transactions.run(async (transaction) => {
-    await transaction.usePlans();
-    await repo.lockMarketsById(transaction.tx, marketIds);
+    await transaction.lockMarkets(marketIds);
     // Again under the locks: only markets locked here, and only orders still live.
     const locked = new Set(marketIds);
     const live = (await repo.findLiveOrdersOfAccount(transaction.tx, accountId, scope)).filter((o) => locked.has(String(o.market_id)));
@@ -65,7 +64,7 @@ export async function cancelAccountOrders(transaction: TradingTransaction, accou
   await transaction.usePlans();
   const { tx } = transaction;
   const marketIds = [...new Set((await repo.findLiveOrdersOfAccount(tx, accountId)).map((o) => String(o.market_id)))];
-  await repo.lockMarketsById(tx, marketIds);
+  await transaction.lockMarkets(marketIds);
   const locked = new Set(marketIds);
   const live = (await repo.findLiveOrdersOfAccount(tx, accountId)).filter((o) => locked.has(String(o.market_id)));
   return cancelRows(transaction, live, reason);
@@ -93,8 +92,7 @@ async function cancelByIds(transactions: TradingTransactions, accountId: string,
   const wanted = [...new Set(ids.flatMap((i) => (i.id ? [i.id] : [])))];
   const marketIds = await repo.findMarketsOfLiveOrders(transactions.db, accountId, wanted);
   return transactions.run(async (transaction) => {
-    await transaction.usePlans();
-    await repo.lockMarketsById(transaction.tx, marketIds);
+    await transaction.lockMarkets(marketIds);
     const current = new Map((await repo.findOrdersOfAccount(transaction.tx, accountId, wanted)).map((o) => [o.id, o]));
     const locked = new Set(marketIds);
     const done = new Set<string>();

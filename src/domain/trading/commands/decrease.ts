@@ -1,7 +1,7 @@
 import * as repo from '../../../db/repositories/trading.js';
-import { conflict, invalid, notFound } from '../../errors.js';
+import { clip, conflict, invalid, notFound } from '../../errors.js';
 import { Changeset, liveOrderOf } from '../changes.js';
-import { clip, orderIdOf, parseDecreaseCount } from '../input.js';
+import { orderIdOf, parseDecreaseCount } from '../input.js';
 import { formatLots } from '../money.js';
 import type { TradingTransactions } from '../transaction.js';
 import { isLive } from './cancel.js';
@@ -17,8 +17,7 @@ export async function decreaseOrder(transactions: TradingTransactions, accountId
   const found = await repo.findOrder(transactions.db, accountId, id);
   if (!found) throw notFound(`no order '${clip(orderId, 40)}'`);
   await transactions.run(async (transaction) => {
-    await transaction.usePlans();
-    await repo.lockMarketsById(transaction.tx, [String(found.market_id)]);
+    await transaction.lockMarkets([String(found.market_id)]);
     const row = (await repo.findOrder(transaction.tx, accountId, id))!;
     if (!isLive(row)) throw conflict(`order '${id}' is ${row.status}, not live`);
     const live = liveOrderOf(row);

@@ -20,8 +20,7 @@ export async function expireOrders(transactions: TradingTransactions, now: Date)
     for (const marketId of marketIds) {
       seen.add(marketId);
       total += await transactions.run(async (transaction) => {
-        await transaction.usePlans();
-        await repo.lockMarketsById(transaction.tx, [marketId]);
+        await transaction.lockMarkets([marketId]);
         return cancelRows(transaction, await repo.findExpiredOrdersOfMarket(transaction.tx, marketId, now), 'expired');
       });
     }

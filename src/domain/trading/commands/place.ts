@@ -1,16 +1,15 @@
 import { performance } from 'node:perf_hooks';
-import { beginPlacements } from '../../../db/repositories/trading.js';
-import type { NewOrderRow } from '../../../db/tables.js';
+import type { NewOrder } from '../../../db/tables.js';
 import { conflict, DomainError, invalid } from '../../errors.js';
-import { Batcher, type Outcome } from '../batcher.js';
-import { microOf, parsePlacement } from '../input.js';
+import { Batcher, type BatchResult } from '../batcher.js';
+import { parsePlacement } from '../input.js';
 import { placementRead, planPlacements, type PlacementRequest } from '../placement.js';
 import type { InsertedOrder, TradingTransactions } from '../transaction.js';
 import type { PlaceOrderInput, PlacementOutcome } from '../types.js';
 import { orderView, type OrderView } from '../views.js';
 
 /** The fields of an order row that later placements of its batch may change. */
-const stateOnceMade = (row: NewOrderRow) => ({
+const stateOnceMade = (row: NewOrder) => ({
   remaining: row.remaining,
   filled: row.filled,
   cancelled: row.cancelled,
@@ -75,7 +74,7 @@ export class OrderPlacement {
     });
   }
 
-  async #placeBatch(items: PlacementRequest[]): Promise<Array<Outcome<OrderView>>> {
+  async #placeBatch(items: PlacementRequest[]): Promise<Array<BatchResult<OrderView>>> {
     if (items.length > 1) {
       // Made again one by one only when the batch failed while placing (so nothing of it committed); a
       // failure after that (the outbox write, the COMMIT itself, whose outcome may be unknown) is every
@@ -89,7 +88,7 @@ export class OrderPlacement {
       });
       if (placed) return placed;
     }
-    const outcomes: Array<Outcome<OrderView>> = [];
+    const outcomes: Array<BatchResult<OrderView>> = [];
     for (const item of items) {
       const [outcome] = await this.#placeTogether([item]).catch((error: { code?: string; constraint?: string }) => {
         // Two placements with one client_order_id racing past the check: the unique index decides.
@@ -104,13 +103,11 @@ export class OrderPlacement {
   }
 
   /** Placements in one transaction; `placed` is called once all their writes are made. */
-  async #placeTogether(items: PlacementRequest[], placed?: () => void): Promise<Array<Outcome<OrderView>>> {
+  async #placeTogether(items: PlacementRequest[], placed?: () => void): Promise<Array<BatchResult<OrderView>>> {
     const started = performance.now();
     const { outcomes, inserted } = await this.transactions.run(async (transaction) => {
-      // Its first statement applies the trading plan settings too.
-      const reads = await beginPlacements(transaction.tx, items.map(placementRead));
+      const { reads, balances } = await transaction.beginPlacements(items.map(placementRead));
       const plan = planPlacements(items, reads);
-      const balances = new Map(reads.balances.map((r) => [r.user_id, { cash: microOf(r.cash), reserved: microOf(r.reserved) }]));
       const inserted = new Map<string, InsertedOrder>();
       for (const write of plan.writes) {
         for (const row of await transaction.persist(write.changes, balances, write)) inserted.set(row.id, row);

@@ -1,9 +1,9 @@
 import * as repo from '../../../db/repositories/trading.js';
 import { Changeset, liveOrderOf, payoutMicroDots } from '../changes.js';
-import { lotsOf } from '../input.js';
-import { formatLots, formatMicroDots } from '../money.js';
+import { formatLots, formatMicroDots, lotsOf } from '../money.js';
 import type { TradingTransaction } from '../transaction.js';
 import { cancelRows } from './cancel.js';
+import type { MarketResult } from '../../../db/tables.js';
 
 /**
  * What happens to a market's resting orders and positions when the catalogue closes or resolves it, in
@@ -21,7 +21,7 @@ export async function settleClosedMarket(transaction: TradingTransaction, market
  * its shares (1 Dot per winning share, 0.50 per share of either side on `invalid`), which are removed; a
  * settlement row per account records what it held and was paid.
  */
-export async function settleResolvedMarket(transaction: TradingTransaction, marketId: string, result: 'yes' | 'no' | 'invalid'): Promise<void> {
+export async function settleResolvedMarket(transaction: TradingTransaction, marketId: string, result: MarketResult): Promise<void> {
   await transaction.usePlans();
   const { tx } = transaction;
   const live = await repo.findLiveOrdersOfMarket(tx, marketId);

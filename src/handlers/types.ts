@@ -2,7 +2,7 @@ import type { Context as KoaContext } from 'koa';
 import type { operations } from '../generated/api-types.js';
 import type { HandlerName } from '../generated/operations.js';
 import type { Account } from '../domain/accounts/service.js';
-import type { Services } from '../services.js';
+import type { Services } from '../domain/services.js';
 
 type Op<K extends keyof operations> = operations[K];
 type JsonOf<T> = T extends { content: { 'application/json': infer B } }
@@ -23,7 +23,7 @@ export interface ApiRequest<K extends keyof operations> {
   /** The Bearer token as sent, for operations that act on the session itself. */
   token: string | undefined;
   requestId: string;
-  /** The client address (the socket's, or X-Forwarded-For's last entry with TRUST_PROXY), on login and registration. */
+  /** The client address (see clientAddress: the socket's, or the one a TRUST_PROXY proxy forwards), on login and registration. */
   clientAddress: string | undefined;
 }
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject } from 'ajv';
 import type { ErrorDetail } from '../domain/errors.js';
-import { describeValidationErrors } from './validation-errors.js';
+import { describeValidationErrors } from '../presenters/validation-errors.js';
 
 const require = createRequire(import.meta.url);
 
