@@ -88,6 +88,10 @@ export interface MarketRow {
   open_interest: string;
   rewards_min_size: string | null;
   rewards_max_spread: string | null;
+  /** Order-book identifiers (migration 0031): 0x and 64 hex digits; decimal uint256 text. */
+  condition_id: string;
+  yes_token_id: string;
+  no_token_id: string;
   closed_at: Date | null;
   resolved_at: Date | null;
   created_at: Date;

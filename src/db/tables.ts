@@ -43,6 +43,12 @@ export interface OrdersRow {
   expiration_ts: Date | null;
   sequence: string;
   cancel_reason: string | null;
+  /** An order-book client's signed order (migration 0031): its EIP-712 hash, maker, salt, nonce and signature; null otherwise. */
+  order_hash: string | null;
+  maker_address: string | null;
+  salt: string | null;
+  nonce: string | null;
+  signature: string | null;
   book_side: BookSide;
   yes_price: string;
   created_at: Date;
@@ -56,6 +62,7 @@ export const ORDERS_INSERTED = {
   id: 'uuid', account_id: 'uuid', market_id: 'bigint', side: 'text', action: 'text', price: 'numeric', count: 'numeric', remaining: 'numeric',
   filled: 'numeric', cancelled: 'numeric', status: 'text', time_in_force: 'text', post_only: 'boolean', reduce_only: 'boolean',
   client_order_id: 'text', builder_code: 'text', expiration_ts: 'timestamptz', sequence: 'bigint', cancel_reason: 'text',
+  order_hash: 'text', maker_address: 'text', salt: 'numeric', nonce: 'numeric', signature: 'text',
 } as const satisfies ColumnTypes<OrdersRow>;
 
 export type NewOrderRow = Pick<OrdersRow, keyof typeof ORDERS_INSERTED>;

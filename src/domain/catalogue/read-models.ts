@@ -78,6 +78,10 @@ export interface CatalogueMarket extends MarketSummary {
   result: MarketResult | null;
   rewards_min_size: string | null;
   rewards_max_spread: string | null;
+  /** Order-book identifiers: condition id and outcome token ids. */
+  condition_id: string;
+  yes_token_id: string;
+  no_token_id: string;
   created_at: Date;
   updated_at: Date;
 }
