@@ -1,3 +1,4 @@
+import type { SignedRecord } from '../clob/signed-order.js';
 import { DomainError, invalid } from '../errors.js';
 import type { Action, Outcome, TimeInForce } from './book.js';
 import { formatMicroDots, parseCountLots, parsePriceTicks, parseScaled } from './money.js';
@@ -38,6 +39,7 @@ export interface Placement extends OrderTerms {
   postOnly: boolean;
   reduceOnly: boolean;
   expiration: Date | null;
+  signed: SignedRecord | null;
 }
 
 const field = (path: string, message: string) => invalid(message, [{ location: 'body', path, message }]);
@@ -127,7 +129,7 @@ export function parsePlacement(input: PlaceOrderInput, now: Date): Placement {
     expiration = timestampOf(input.expiration_ts);
     if (expiration.getTime() <= now.getTime()) throw field('expiration_ts', 'expiration_ts must be in the future');
   }
-  return { ...terms, timeInForce, clientOrderId, postOnly, reduceOnly, expiration };
+  return { ...terms, timeInForce, clientOrderId, postOnly, reduceOnly, expiration, signed: input.signed ?? null };
 }
 
 /** RFC 3339 (with an offset or Z), or whole Unix seconds as Kalshi clients send them. */

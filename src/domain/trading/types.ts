@@ -1,6 +1,7 @@
 /**
  * What trading takes (as clients send it) and the operations it offers; what it gives back is in views.ts.
  */
+import type { SignedRecord } from '../clob/signed-order.js';
 import type { TimeInForce } from './book.js';
 import type {
   BalanceView,
@@ -43,6 +44,11 @@ export interface PlaceOrderInput extends PreviewInput {
   reduce_only?: boolean;
   /** RFC 3339, in the future. */
   expiration_ts?: string;
+  /**
+   * What an order-book client's signed order was signed with (src/domain/clob/), kept on the order. Set by the
+   * service only: the placement schemas allow no such field on the wire.
+   */
+  signed?: SignedRecord;
 }
 
 export interface ListOrdersInput {
