@@ -347,6 +347,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
       query: clampQuery(query, route.clampMaxima),
       body: req.body,
       account,
+      apiKey: key,
       token: account && !key ? bearerToken(req.headers.authorization) : undefined,
       requestId: String(koa.state.requestId ?? ''),
       clientAddress: route.limitClass === 'login' || route.limitClass === 'registration' ? clientAddress(koa.req, trustProxy) : undefined,

@@ -57,6 +57,8 @@ export interface KeyPrincipal {
   account: Account;
   keyId: string;
   scopes: readonly ApiKeyScope[];
+  /** The address an order-book key is bound to (lower case). */
+  address?: string;
 }
 
 interface CachedKey {
@@ -223,7 +225,7 @@ export class ApiKeyService {
     // signature alone identifies the request, so that it cannot be replayed under another query.
     const replayOf = method === 'GET' || method === 'HEAD' ? `${headers.signature} ${query}` : headers.signature;
     return {
-      principal: { account: key.account, keyId: key.id, scopes: key.scopes },
+      principal: { account: key.account, keyId: key.id, scopes: key.scopes, address: key.address },
       verify: (body) => {
         let valid = false;
         for (const requestPath of hmacRequestPaths(path)) {
@@ -243,7 +245,7 @@ export class ApiKeyService {
   #accepted(key: CachedKey, signature: string, issuedAtMs: number): SignatureCheck {
     this.#touch(key.id);
     return {
-      principal: { account: key.account, keyId: key.id, scopes: key.scopes },
+      principal: { account: key.account, keyId: key.id, scopes: key.scopes, address: key.address },
       replayDigest: sha256(signature),
       // A signature is refused as stale once its timestamp leaves the window: it need not be remembered longer.
       expiresAt: new Date(issuedAtMs + this.settings.windowSecs * 1000 + 1000),
