@@ -336,7 +336,8 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
 
     // A request that counts the items of a body array (x-rate-limit-count) draws the rest of them now that
     // the body is known to be valid: one was taken with the request.
-    const counted = route.entry.rateLimitCount ? (req.body as Record<string, unknown[]>)[route.entry.rateLimitCount]!.length : 1;
+    const countedItems = route.entry.rateLimitCount === '/' ? req.body : (req.body as Record<string, unknown> | undefined)?.[route.entry.rateLimitCount ?? ''];
+    const counted = route.entry.rateLimitCount ? (countedItems as unknown[]).length : 1;
     if (counted > 1 && !withinBudget(koa, route.limitClass, account, key, counted - 1, counted)) return;
 
     // openapi-backend's coerced request (its query coerced in place): no path parameters if no validator passed.
