@@ -225,6 +225,19 @@ describe('@polymarket/clob-client trading', () => {
     expect(await alice.client.cancelOrder({ orderID: placed.orderID })).toEqual({ canceled: [placed.orderID], not_canceled: {} });
   });
 
+  it('takes orders of a mutually exclusive event signed for the neg-risk exchange, as the client signs them', async () => {
+    const admin = (await api.post('/api/auth/login', ADMIN)).body.token;
+    const created = async (path: string, body: object) => expect((await api.post(path, body, { token: admin })).status).toBe(201);
+    await created('/api/admin/events', { event_ticker: 'CLOBN-E', series_ticker: 'CLOBT', title: 'Exclusive event', strike_date: '2031-01-01T00:00:00Z', mutually_exclusive: true });
+    await created('/api/admin/markets', { ticker: 'CLOBN-E-M1', event_ticker: 'CLOBN-E', title: 'Exclusive' });
+    const { yesTokenId } = (await api.read('/api/markets/CLOBN-E-M1')).market;
+    expect(await alice.client.getNegRisk(yesTokenId)).toBe(true);
+    const placed = await alice.client.createAndPostOrder({ tokenID: yesTokenId, price: 0.3, size: 3, side: Side.BUY });
+    expect(placed).toMatchObject({ success: true, status: 'live' });
+    expect(await native(alice.token, placed.orderID)).toMatchObject({ ticker: 'CLOBN-E-M1', price: '0.30', count: '3', status: 'OPEN' });
+    expect(await alice.client.cancelOrders([placed.orderID])).toMatchObject({ canceled: [placed.orderID] });
+  });
+
   it('keeps every trading invariant with signed orders in the mix', async () => {
     await checkTradingInvariants(api.db);
   });

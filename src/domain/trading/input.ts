@@ -39,7 +39,8 @@ export interface Placement extends OrderTerms {
   postOnly: boolean;
   reduceOnly: boolean;
   expiration: Date | null;
-  signed: SignedRecord | null;
+  /** What an order-book client's signed order was signed with, when it is one. */
+  signed?: SignedRecord;
 }
 
 const field = (path: string, message: string) => invalid(message, [{ location: 'body', path, message }]);
@@ -129,7 +130,7 @@ export function parsePlacement(input: PlaceOrderInput, now: Date): Placement {
     expiration = timestampOf(input.expiration_ts);
     if (expiration.getTime() <= now.getTime()) throw field('expiration_ts', 'expiration_ts must be in the future');
   }
-  return { ...terms, timeInForce, clientOrderId, postOnly, reduceOnly, expiration, signed: input.signed ?? null };
+  return { ...terms, timeInForce, clientOrderId, postOnly, reduceOnly, expiration, ...(input.signed ? { signed: input.signed } : {}) };
 }
 
 /** RFC 3339 (with an offset or Z), or whole Unix seconds as Kalshi clients send them. */
