@@ -3,30 +3,33 @@ import * as repo from '../../db/repositories/clob.js';
 import { bookLevels } from '../../db/repositories/trading.js';
 import type { OrderSide } from '../../db/tables.js';
 import { conflict, DomainError, invalid, notFound } from '../errors.js';
-import { clip, lotsOf, orderIdOf, ticksOf } from '../trading/input.js';
-import { formatLots, formatMicroDots, formatTicks, notionalMicroDots } from '../trading/money.js';
+import { yesPriceOf } from '../trading/book.js';
+import { clip, orderIdOf, ticksOf } from '../trading/input.js';
+import { formatLots, formatTicks } from '../trading/money.js';
 import type { PlaceOrderInput, Trading } from '../trading/types.js';
-import type { OrderView } from '../trading/views.js';
 import { checkSignedOrder, type ClientSignedOrder } from './signed-order.js';
 import {
   cancelAnswer,
   clobMarketView,
   cursorKey,
   halfTicksText,
-  inFrame,
   MIN_ORDER_SIZE,
   nextCursor,
   openOrderView,
-  outcomeName,
   outcomeOfToken,
+  placedAnswer,
+  refusal,
+  sideName,
   TICK_SIZE,
   tokenBook,
-  tokenOf,
   trimZeros,
+  tradeView,
   withHash,
   type ClobMarketView,
+  type ClobTradeView,
   type OpenOrderView,
   type OrderBookSummary,
+  type PostOrderAnswer,
 } from './views.js';
 
 /**
@@ -37,9 +40,9 @@ import {
  */
 
 /** Items of a page of markets, open orders or trades. */
-export const PAGE_SIZE = 100;
+const PAGE_SIZE = 100;
 /** Orders one POST /orders places at most. */
-export const MAX_SIGNED_ORDERS = 15;
+const MAX_SIGNED_ORDERS = 15;
 
 /** An order as the client posts it (`orderToJson`). */
 export interface ClientOrderPost {
@@ -50,56 +53,12 @@ export interface ClientOrderPost {
   postOnly?: boolean;
 }
 
-/** The client's answer to a placement. */
-export interface PostOrderAnswer {
-  success: boolean;
-  errorMsg: string;
-  orderID: string;
-  transactionsHashes: never[];
-  status: 'live' | 'matched' | 'unmatched' | '';
-  makingAmount: string;
-  takingAmount: string;
-}
-
 export interface Page<T> {
   limit: number;
   count: number;
   next_cursor: string;
   data: T[];
 }
-
-export interface ClobTradeView {
-  id: string;
-  taker_order_id: string;
-  market: string;
-  asset_id: string;
-  side: 'BUY' | 'SELL';
-  size: string;
-  fee_rate_bps: '0';
-  price: string;
-  status: 'CONFIRMED';
-  match_time: string;
-  last_update: string;
-  outcome: 'Yes' | 'No';
-  bucket_index: 0;
-  owner: string;
-  maker_address: string;
-  maker_orders: Array<{
-    order_id: string;
-    owner: string;
-    maker_address: string;
-    matched_amount: string;
-    price: string;
-    fee_rate_bps: '0';
-    asset_id: string;
-    outcome: 'Yes' | 'No';
-    side: 'BUY' | 'SELL';
-  }>;
-  transaction_hash: '';
-  trader_side: 'TAKER' | 'MAKER';
-}
-
-const sideName = (action: 'buy' | 'sell'): 'BUY' | 'SELL' => (action === 'buy' ? 'BUY' : 'SELL');
 
 /** What the caller of an order operation is: its account, and the addresses its order-book keys are bound to. */
 export interface ClobCaller {
@@ -159,7 +118,7 @@ export class ClobService {
     if (!last) return { price: '0', side: '' };
     // The taker bought or sold its own outcome: seen from the other outcome, the reverse.
     const action = last.taker_side === side ? last.taker_action : last.taker_action === 'buy' ? 'sell' : 'buy';
-    return { price: formatTicks(inFrame(side, ticksOf(last.yes_price))), side: sideName(action) };
+    return { price: formatTicks(yesPriceOf(side, ticksOf(last.yes_price))), side: sideName(action) };
   }
 
   async #summary(market: repo.ClobMarketRow, tokenId: string): Promise<OrderBookSummary> {
@@ -409,60 +368,3 @@ export class ClobService {
   }
 }
 
-function refusal(error: DomainError): PostOrderAnswer {
-  return { success: false, errorMsg: error.message, orderID: '', transactionsHashes: [], status: '', makingAmount: '0', takingAmount: '0' };
-}
-
-/**
- * A placed order's answer: `live` while it rests, `matched` once wholly filled, `unmatched` when its
- * remainder was cancelled (FOK, FAK) unfilled. The amounts matched at once, at its limit price: a BUY makes
- * (gives) price x filled collateral and takes filled shares; a SELL the reverse.
- */
-function placedAnswer(order: OrderView): PostOrderAnswer {
-  const filled = lotsOf(order.fill_count);
-  const collateral = trimZeros(formatMicroDots(notionalMicroDots(ticksOf(order.price), filled)));
-  const shares = formatLots(filled);
-  const [making, taking] = order.action === 'buy' ? [collateral, shares] : [shares, collateral];
-  const status = order.status === 'OPEN' || order.status === 'PARTIAL' ? 'live' : order.status === 'FILLED' ? 'matched' : 'unmatched';
-  return { success: true, errorMsg: '', orderID: order.order_id, transactionsHashes: [], status, makingAmount: making, takingAmount: taking };
-}
-
-/** One of the account's fills as the client's trade: the taker's terms, and the maker's order in `maker_orders`. */
-function tradeView(row: repo.AccountTradeRow, market: repo.ClobMarketRow, accountId: string): ClobTradeView {
-  const yes = ticksOf(row.yes_price);
-  const size = formatLots(lotsOf(row.count));
-  const time = String(Math.floor(row.created_at.getTime() / 1000));
-  const mine = (account: string) => account === accountId;
-  return {
-    id: String(row.trade_id),
-    taker_order_id: row.taker_order_id,
-    market: market.condition_id,
-    asset_id: tokenOf(market, row.taker_side),
-    side: sideName(row.taker_action),
-    size,
-    fee_rate_bps: '0',
-    price: formatTicks(inFrame(row.taker_side, yes)),
-    status: 'CONFIRMED',
-    match_time: time,
-    last_update: time,
-    outcome: outcomeName(row.taker_side),
-    bucket_index: 0,
-    owner: mine(row.taker_account_id) ? row.taker_account_id : '',
-    maker_address: mine(row.taker_account_id) ? (row.taker_address ?? '') : '',
-    maker_orders: [
-      {
-        order_id: row.maker_order_id,
-        owner: mine(row.maker_account_id) ? row.maker_account_id : '',
-        maker_address: mine(row.maker_account_id) ? (row.maker_address ?? '') : '',
-        matched_amount: size,
-        price: formatTicks(inFrame(row.maker_side, yes)),
-        fee_rate_bps: '0',
-        asset_id: tokenOf(market, row.maker_side),
-        outcome: outcomeName(row.maker_side),
-        side: sideName(row.maker_action),
-      },
-    ],
-    transaction_hash: '',
-    trader_side: row.role === 'taker' ? 'TAKER' : 'MAKER',
-  };
-}

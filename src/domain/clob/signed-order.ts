@@ -26,8 +26,6 @@ export interface ClientSignedOrder {
   signature: string;
 }
 
-export type ClientOrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK';
-
 /**
  * The EIP-712 domains the client signs under (its config.js and order-utils): name and version of the CTF
  * exchange, the chain (Polygon 137 or Amoy 80002) and, as verifying contract, the exchange of that chain,

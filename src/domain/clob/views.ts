@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { ClobMarketRow } from '../../db/repositories/clob.js';
+import type { AccountTradeRow, ClobMarketRow } from '../../db/repositories/clob.js';
 import type { OrderSide, OrdersRow } from '../../db/tables.js';
-import { invalid } from '../errors.js';
+import { invalid, type DomainError } from '../errors.js';
+import { yesPriceOf } from '../trading/book.js';
 import { lotsOf, ticksOf } from '../trading/input.js';
-import { formatLots, formatMicroDots, formatTicks, TICKS_PER_DOT } from '../trading/money.js';
-import type { BatchCancelItem } from '../trading/views.js';
+import { formatLots, formatMicroDots, formatTicks, notionalMicroDots } from '../trading/money.js';
+import type { BatchCancelItem, OrderView } from '../trading/views.js';
 
 /**
  * The order-book (CLOB) client's shapes, built from stored rows (pure). Prices are in the frame of the
@@ -39,8 +40,6 @@ export const outcomeName = (side: OrderSide): 'Yes' | 'No' => (side === 'yes' ? 
 export const tokenOf = (market: Pick<ClobMarketRow, 'yes_token_id' | 'no_token_id'>, side: OrderSide): string => (side === 'yes' ? market.yes_token_id : market.no_token_id);
 /** The outcome of one of the market's tokens. */
 export const outcomeOfToken = (market: Pick<ClobMarketRow, 'yes_token_id'>, tokenId: string): OrderSide => (market.yes_token_id === tokenId ? 'yes' : 'no');
-/** A YES-frame price in ticks, seen from `side`. */
-export const inFrame = (side: OrderSide, yesTicks: number): number => (side === 'yes' ? yesTicks : TICKS_PER_DOT - yesTicks);
 
 /** A decimal of two-hundredths (a midpoint in ticks x 2), without trailing zeros: 99 -> '0.495', 100 -> '0.5'. */
 export function halfTicksText(halfTicks: number): string {
@@ -79,7 +78,7 @@ export interface BookTop {
  * the best of each is last (as the client reads them).
  */
 export function tokenBook(side: OrderSide, levels: ReadonlyArray<{ book_side: 'bid' | 'ask'; yes_price: string; count: string }>) {
-  const seen = levels.map((l) => ({ bid: (l.book_side === 'bid') === (side === 'yes'), ticks: inFrame(side, ticksOf(l.yes_price)), lots: lotsOf(l.count) }));
+  const seen = levels.map((l) => ({ bid: (l.book_side === 'bid') === (side === 'yes'), ticks: yesPriceOf(side, ticksOf(l.yes_price)), lots: lotsOf(l.count) }));
   const level = (l: { ticks: number; lots: bigint }): BookLevel => ({ price: formatTicks(l.ticks), size: formatLots(l.lots) });
   const bids = seen.filter((l) => l.bid).sort((a, b) => a.ticks - b.ticks);
   const asks = seen.filter((l) => !l.bid).sort((a, b) => b.ticks - a.ticks);
@@ -191,7 +190,7 @@ export interface ClobMarketView {
 /** A market in the client's shape; `price` of each token is its last traded price (0 before the first trade). */
 export function clobMarketView(m: ClobMarketRow): ClobMarketView {
   const last = m.last_yes_price === null ? undefined : ticksOf(m.last_yes_price);
-  const priceOf = (side: OrderSide) => (last === undefined ? 0 : Number(formatTicks(inFrame(side, last))));
+  const priceOf = (side: OrderSide) => (last === undefined ? 0 : Number(formatTicks(yesPriceOf(side, last))));
   const winner = (side: OrderSide) => m.status === 'RESOLVED' && m.result === side;
   return {
     condition_id: m.condition_id,
@@ -227,4 +226,106 @@ export function clobMarketView(m: ClobMarketRow): ClobMarketView {
     enable_order_book: true,
     tags: [],
   };
+}
+
+export const sideName = (action: 'buy' | 'sell'): 'BUY' | 'SELL' => (action === 'buy' ? 'BUY' : 'SELL');
+
+export interface ClobTradeView {
+  id: string;
+  taker_order_id: string;
+  market: string;
+  asset_id: string;
+  side: 'BUY' | 'SELL';
+  size: string;
+  fee_rate_bps: '0';
+  price: string;
+  status: 'CONFIRMED';
+  match_time: string;
+  last_update: string;
+  outcome: 'Yes' | 'No';
+  bucket_index: 0;
+  owner: string;
+  maker_address: string;
+  maker_orders: Array<{
+    order_id: string;
+    owner: string;
+    maker_address: string;
+    matched_amount: string;
+    price: string;
+    fee_rate_bps: '0';
+    asset_id: string;
+    outcome: 'Yes' | 'No';
+    side: 'BUY' | 'SELL';
+  }>;
+  transaction_hash: '';
+  trader_side: 'TAKER' | 'MAKER';
+}
+
+/** One of the account's fills as the client's trade: the taker's terms, and the maker's order in `maker_orders`. */
+export function tradeView(row: AccountTradeRow, market: ClobMarketRow, accountId: string): ClobTradeView {
+  const yes = ticksOf(row.yes_price);
+  const size = formatLots(lotsOf(row.count));
+  const time = String(Math.floor(row.created_at.getTime() / 1000));
+  const mine = (account: string) => account === accountId;
+  return {
+    id: String(row.trade_id),
+    taker_order_id: row.taker_order_id,
+    market: market.condition_id,
+    asset_id: tokenOf(market, row.taker_side),
+    side: sideName(row.taker_action),
+    size,
+    fee_rate_bps: '0',
+    price: formatTicks(yesPriceOf(row.taker_side, yes)),
+    status: 'CONFIRMED',
+    match_time: time,
+    last_update: time,
+    outcome: outcomeName(row.taker_side),
+    bucket_index: 0,
+    owner: mine(row.taker_account_id) ? row.taker_account_id : '',
+    maker_address: mine(row.taker_account_id) ? (row.taker_address ?? '') : '',
+    maker_orders: [
+      {
+        order_id: row.maker_order_id,
+        owner: mine(row.maker_account_id) ? row.maker_account_id : '',
+        maker_address: mine(row.maker_account_id) ? (row.maker_address ?? '') : '',
+        matched_amount: size,
+        price: formatTicks(yesPriceOf(row.maker_side, yes)),
+        fee_rate_bps: '0',
+        asset_id: tokenOf(market, row.maker_side),
+        outcome: outcomeName(row.maker_side),
+        side: sideName(row.maker_action),
+      },
+    ],
+    transaction_hash: '',
+    trader_side: row.role === 'taker' ? 'TAKER' : 'MAKER',
+  };
+}
+
+/** The client's answer to a placement. */
+export interface PostOrderAnswer {
+  success: boolean;
+  errorMsg: string;
+  orderID: string;
+  transactionsHashes: never[];
+  status: 'live' | 'matched' | 'unmatched' | '';
+  makingAmount: string;
+  takingAmount: string;
+}
+
+export function refusal(error: DomainError): PostOrderAnswer {
+  return { success: false, errorMsg: error.message, orderID: '', transactionsHashes: [], status: '', makingAmount: '0', takingAmount: '0' };
+}
+
+/**
+ * A placed order's answer: `live` while it rests, `matched` once wholly filled, `unmatched` when its
+ * remainder was cancelled (FOK, FAK) unfilled. The amounts matched at once, at its limit price: a BUY makes
+ * (gives) price x filled collateral and takes filled shares; a SELL the reverse.
+ */
+export function placedAnswer(order: OrderView): PostOrderAnswer {
+  const filled = lotsOf(order.fill_count);
+  const collateral = trimZeros(formatMicroDots(notionalMicroDots(ticksOf(order.price), filled)));
+  const shares = formatLots(filled);
+  const [making, taking] = order.action === 'buy' ? [collateral, shares] : [shares, collateral];
+  const status = order.status === 'OPEN' || order.status === 'PARTIAL' ? 'live' : order.status === 'FILLED' ? 'matched' : 'unmatched';
+  return { success: true, errorMsg: '', orderID: order.order_id, transactionsHashes: [], status, makingAmount: making, takingAmount: taking };
 }
