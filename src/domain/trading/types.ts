@@ -2,6 +2,7 @@
  * What trading takes (as clients send it) and the operations it offers; what it gives back is in views.ts.
  */
 import type { TimeInForce } from './book.js';
+import type { PricePoint } from './candles.js';
 import type {
   BalanceView,
   BatchCancelItem,
@@ -86,4 +87,10 @@ export interface Trading {
   listSettlements(accountId: string, input: CursorPage): Promise<{ cursor: string | null; settlements: SettlementView[] }>;
   listTrades(input: CursorPage): Promise<{ cursor: string | null; trades: TradeView[] }>;
   getOrderbook(ticker: string): Promise<OrderbookView>;
+  /**
+   * A market's (ticker or id) price history: per period of `fidelity` minutes ending in [start, end] (Unix
+   * seconds), `t` its end and `p` the last trade's YES price by then (decimal string), from the market's first
+   * trade on. invalid_request when start > end or beyond MAX_PERIODS periods, not_found for an unknown market.
+   */
+  priceHistory(market: string, range: { start: number; end: number }, fidelity: number): Promise<PricePoint[]>;
 }
