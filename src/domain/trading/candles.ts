@@ -160,3 +160,43 @@ export async function priceHistory(db: Queryable, market: string, range: { start
   }
   return points;
 }
+
+/** The most tickers, and candles in all, of one request for several markets. */
+export const MAX_MARKETS = 100;
+export const MAX_BATCH_CANDLES = 10_000;
+
+export interface CandleRequest {
+  start: number;
+  end: number;
+  /** Minutes per period. */
+  period: number;
+}
+
+/** The markets of these tickers (upper-cased, each once, in order); not_found naming those that are unknown. */
+async function marketsOf(db: Queryable, tickers: readonly string[]) {
+  const wanted = [...new Set(tickers.map(marketRefOf))];
+  const found = new Map((await repo.findMarketsWithSeries(db, wanted)).map((m) => [m.ticker, m]));
+  const unknown = wanted.filter((t) => !found.has(t));
+  if (unknown.length > 0) throw notFound(`no market ${unknown.map((t) => `'${clip(t, 40)}'`).join(', ')}`);
+  return wanted.map((t) => found.get(t)!);
+}
+
+/** A market's candles; not_found when no market has the ticker or it is not in that series. */
+export async function getMarketCandles(db: Queryable, seriesTicker: string, ticker: string, request: CandleRequest, now: Date): Promise<{ ticker: string; candles: Candle[] }> {
+  const range = periodRange(request.start, request.end, request.period, now);
+  const [market] = await marketsOf(db, [ticker]);
+  if (market!.series_ticker !== marketRefOf(seriesTicker)) throw notFound(`market '${market!.ticker}' is not in series '${clip(marketRefOf(seriesTicker), 40)}'`);
+  return { ticker: market!.ticker, candles: await marketCandles(db, market!.id, range) };
+}
+
+/** Several markets' candles over one range: at most MAX_MARKETS markets and MAX_BATCH_CANDLES periods in all. */
+export async function getMarketsCandles(db: Queryable, tickers: readonly string[], request: CandleRequest, now: Date): Promise<Array<{ ticker: string; candles: Candle[] }>> {
+  const range = periodRange(request.start, request.end, request.period, now);
+  const markets = await marketsOf(db, tickers);
+  if (markets.length > MAX_MARKETS) throw invalid(`at most ${MAX_MARKETS} markets`);
+  if (markets.length * periodCount(range) > MAX_BATCH_CANDLES) {
+    throw invalid(`${markets.length} markets of ${periodCount(range)} periods are more than ${MAX_BATCH_CANDLES} candlesticks: shorten the range or take fewer markets`);
+  }
+  const candles = await Promise.all(markets.map((m) => marketCandles(db, m.id, range)));
+  return markets.map((m, i) => ({ ticker: m.ticker, candles: candles[i]! }));
+}

@@ -2,7 +2,7 @@
  * What trading takes (as clients send it) and the operations it offers; what it gives back is in views.ts.
  */
 import type { TimeInForce } from './book.js';
-import type { PricePoint } from './candles.js';
+import type { Candle, CandleRequest, PricePoint } from './candles.js';
 import type {
   BalanceView,
   BatchCancelItem,
@@ -87,6 +87,10 @@ export interface Trading {
   listSettlements(accountId: string, input: CursorPage): Promise<{ cursor: string | null; settlements: SettlementView[] }>;
   listTrades(input: CursorPage): Promise<{ cursor: string | null; trades: TradeView[] }>;
   getOrderbook(ticker: string): Promise<OrderbookView>;
+  /** A market's candles (candles.ts): not_found when it is unknown or not in the series; invalid_request for a bad range. */
+  getMarketCandles(seriesTicker: string, ticker: string, request: CandleRequest): Promise<{ ticker: string; candles: Candle[] }>;
+  /** Several markets' candles over one range, in the order given (each once). */
+  getMarketsCandles(tickers: readonly string[], request: CandleRequest): Promise<Array<{ ticker: string; candles: Candle[] }>>;
   /**
    * A market's (ticker or id) price history: per period of `fidelity` minutes ending in [start, end] (Unix
    * seconds), `t` its end and `p` the last trade's YES price by then (decimal string), from the market's first
