@@ -82,6 +82,8 @@ export const handlers: HandlerRegistry = {
   listSettlements: portfolio.listSettlements,
   listTrades: trading.listTrades,
   getMarketOrderbook: trading.getMarketOrderbook,
+  getMarketCandlesticks: trading.getMarketCandlesticks,
+  getMarketsCandlesticks: trading.getMarketsCandlesticks,
   // --- order sessions: heartbeat and order scoring ---
   sendHeartbeat: sessions.sendHeartbeat,
   sendClobHeartbeat: sessions.sendClobHeartbeat,

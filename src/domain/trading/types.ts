@@ -3,6 +3,7 @@
  */
 import type { SignedRecord } from '../clob/signed-order.js';
 import type { TimeInForce } from './book.js';
+import type { Candle, CandleRequest, PricePoint } from './candles.js';
 import type {
   BalanceView,
   BatchCancelItem,
@@ -92,4 +93,14 @@ export interface Trading {
   listSettlements(accountId: string, input: CursorPage): Promise<{ cursor: string | null; settlements: SettlementView[] }>;
   listTrades(input: CursorPage): Promise<{ cursor: string | null; trades: TradeView[] }>;
   getOrderbook(ticker: string): Promise<OrderbookView>;
+  /** A market's candles (candles.ts): not_found when it is unknown or not in the series; invalid_request for a bad range. */
+  getMarketCandles(seriesTicker: string, ticker: string, request: CandleRequest): Promise<{ ticker: string; candles: Candle[] }>;
+  /** Several markets' candles over one range, in the order given (each once). */
+  getMarketsCandles(tickers: readonly string[], request: CandleRequest): Promise<Array<{ ticker: string; candles: Candle[] }>>;
+  /**
+   * A market's (ticker or id) price history: per period of `fidelity` minutes ending in [start, end] (Unix
+   * seconds), `t` its end and `p` the last trade's YES price by then (decimal string), from the market's first
+   * trade on. invalid_request when start > end or beyond MAX_PERIODS periods, not_found for an unknown market.
+   */
+  priceHistory(market: string, range: { start: number; end: number }, fidelity: number): Promise<PricePoint[]>;
 }
