@@ -50,6 +50,11 @@ export const getClobTickSize: Handler<'getClobTickSize'> = async ({ query }, { s
   return { status: 200, body: { minimum_tick_size: Number(TICK_SIZE) as 0.01 } };
 };
 
+export const getClobPricesHistory: Handler<'getClobPricesHistory'> = async ({ query }, { services }) => ({
+  status: 200,
+  body: await services.clob.getPricesHistory(query.market, query),
+});
+
 export const getClobNegRisk: Handler<'getClobNegRisk'> = async ({ query }, { services }) => ({ status: 200, body: await services.clob.getNegRisk(query.token_id) });
 
 export const getClobFeeRate: Handler<'getClobFeeRate'> = async ({ query }, { services }) => {

@@ -105,6 +105,7 @@ export const handlers: HandlerRegistry = {
   getClobLastTradesPrices: clob.getClobLastTradesPrices,
   getClobTickSize: clob.getClobTickSize,
   getClobNegRisk: clob.getClobNegRisk,
+  getClobPricesHistory: clob.getClobPricesHistory,
   getClobFeeRate: clob.getClobFeeRate,
   getClobTime: clob.getClobTime,
   listClobMarkets: clob.listClobMarkets,

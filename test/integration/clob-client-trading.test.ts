@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Chain, ClobClient, OrderBuilder, OrderType, Side, type ApiKeyCreds, type SignedOrder } from '@polymarket/clob-client';
+import { Chain, ClobClient, OrderBuilder, OrderType, PriceHistoryInterval, Side, type ApiKeyCreds, type SignedOrder } from '@polymarket/clob-client';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAxiosAnswers, rewardedMarketWithBook } from '../support/clob.js';
@@ -164,6 +164,13 @@ describe('@polymarket/clob-client trading', () => {
     expect(await alice.client.getLastTradePrice(market.yesTokenId)).toEqual({ price: '0.50', side: 'SELL' });
     expect(await alice.client.getLastTradesPrices([{ token_id: market.noTokenId, side: Side.BUY }])).toEqual([{ token_id: market.noTokenId, price: '0.50', side: 'BUY' }]);
     expect((await alice.client.getMarket(market.conditionId)).tokens.map((t: { price: number }) => t.price)).toEqual([0.5, 0.5]);
+
+    // The minute of the trade, read from the candles the trade wrote.
+    const history = await alice.client.getPricesHistory({ market: market.yesTokenId, interval: PriceHistoryInterval.ONE_HOUR, fidelity: 1 });
+    const minute = Math.ceil(Date.parse(tape[0].created_at) / 60_000) * 60;
+    expect(history).toEqual({ history: [{ t: minute, p: 0.5 }] });
+    expect(await alice.client.getPricesHistory({ market: market.noTokenId, startTs: minute - 3600, endTs: minute + 60 })).toEqual({ history: [{ t: minute, p: 0.5 }] });
+    expect(((await alice.client.getPricesHistory({ market: market.yesTokenId, interval: PriceHistoryInterval.ONE_DAY, startTs: 0 })) as unknown as { status: number }).status).toBe(400);
   });
 
   it('cancels one order, several, a token\'s, and all, as named', async () => {

@@ -4,8 +4,8 @@ import { bookLevels } from '../../db/repositories/trading.js';
 import type { OrderSide } from '../../db/tables.js';
 import { conflict, DomainError, invalid, notFound } from '../errors.js';
 import { yesPriceOf } from '../trading/book.js';
-import { clip, orderIdOf, ticksOf } from '../trading/input.js';
-import { formatLots, formatTicks } from '../trading/money.js';
+import { clip, microOf, orderIdOf, ticksOf } from '../trading/input.js';
+import { formatLots, formatMicroDots, formatTicks } from '../trading/money.js';
 import type { PlaceOrderInput, Trading } from '../trading/types.js';
 import { checkSignedOrder, type ClientSignedOrder } from './signed-order.js';
 import {
@@ -41,6 +41,12 @@ import {
 
 /** Items of a page of markets, open orders or trades. */
 const PAGE_SIZE = 100;
+/** The intervals of a price history up to now, in seconds. */
+const INTERVAL_SECONDS = { '1h': 3600, '6h': 6 * 3600, '1d': 86_400, '1w': 7 * 86_400 } as const;
+/** A price history's default periods (minutes), the shortest that keeps it within PRICE_HISTORY_POINTS points. */
+const PRICE_HISTORY_FIDELITIES = [1, 5, 15, 60, 360, 1440];
+const PRICE_HISTORY_POINTS = 1000;
+
 /** Orders one POST /orders places at most. */
 const MAX_SIGNED_ORDERS = 15;
 
@@ -70,7 +76,7 @@ export interface ClobCaller {
 export class ClobService {
   constructor(
     private readonly db: Queryable,
-    private readonly trading: Pick<Trading, 'placeOrders' | 'cancelOrders'>,
+    private readonly trading: Pick<Trading, 'placeOrders' | 'cancelOrders' | 'priceHistory'>,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -219,6 +225,32 @@ export class ClobService {
   async getLastTradesPrices(tokenIds: readonly string[]): Promise<Array<{ token_id: string; price: string; side: 'BUY' | 'SELL' | '' }>> {
     const markets = await this.#marketsOfTokens(tokenIds);
     return Promise.all(tokenIds.map(async (id) => ({ token_id: id, ...(await this.#lastTrade(markets.get(id)!, outcomeOfToken(markets.get(id)!, id))) })));
+  }
+
+  /**
+   * The token's last trade price per period of `fidelity` minutes (in its frame), over `interval` up to now
+   * (`max`: since the market was created), or from `startTs` (default: the market's creation) to `endTs`
+   * (default: now); up to now, the period under way is included. Without `fidelity`, the shortest of PRICE_HISTORY_FIDELITIES that keeps it within
+   * PRICE_HISTORY_POINTS points.
+   */
+  async getPricesHistory(
+    tokenId: string,
+    query: { interval?: keyof typeof INTERVAL_SECONDS | 'max'; startTs?: number; endTs?: number; fidelity?: number },
+  ): Promise<{ history: Array<{ t: number; p: number }> }> {
+    const market = await this.marketOfToken(tokenId);
+    if (query.interval !== undefined && (query.startTs !== undefined || query.endTs !== undefined)) {
+      throw invalid('use interval, or startTs and endTs, not both', [{ location: 'query', path: 'interval', message: 'interval with startTs or endTs' }]);
+    }
+    const now = Math.floor(this.now().getTime() / 1000);
+    const created = Math.floor(market.created_at.getTime() / 1000);
+    const explicitEnd = query.interval === undefined ? query.endTs : undefined;
+    const end = explicitEnd ?? now;
+    const start = query.interval === undefined ? (query.startTs ?? created) : query.interval === 'max' ? created : now - INTERVAL_SECONDS[query.interval];
+    const fidelity = query.fidelity ?? PRICE_HISTORY_FIDELITIES.find((minutes) => (end - start) / (minutes * 60) <= PRICE_HISTORY_POINTS) ?? 1440;
+    // Up to now: the period under way too, with the trades so far.
+    const points = await this.trading.priceHistory(String(market.id), { start, end: explicitEnd ?? now + fidelity * 60 }, fidelity);
+    const side = outcomeOfToken(market, tokenId);
+    return { history: points.map(({ t, p }) => ({ t, p: Number(side === 'yes' ? p : trimZeros(formatMicroDots(1_000_000n - microOf(p)))) })) };
   }
 
   async getNegRisk(tokenId: string): Promise<{ neg_risk: boolean }> {
