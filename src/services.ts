@@ -117,7 +117,7 @@ export function createServices(pools: Pools, config: Config, document: object, e
     catalogueAdmin: new CatalogueAdminService(db, trading.transactions),
     trading,
     sessions: new OrderSessionService(db, trading.transactions, { timeoutSecs: config.heartbeatTimeoutSecs }),
-    clob: new ClobService(db, trading),
+    clob: new ClobService(db, trading, apiKeys),
     // --- catalogue read services ---
     catalogueEvents: new CatalogueEventService(pools),
     catalogueSeries: new CatalogueSeriesService(db),

@@ -1,6 +1,6 @@
 import type { ClobCaller } from '../domain/clob/service.js';
 import { cancelAnswer, TICK_SIZE } from '../domain/clob/views.js';
-import type { ApiRequest, Handler, HandlerDeps } from '../http/types.js';
+import type { ApiRequest, Handler } from '../http/types.js';
 import { callerId } from './trading.js';
 
 /**
@@ -104,22 +104,15 @@ export const cancelClobOrders: Handler<'cancelClobOrders'> = async ({ body, acco
 
 // --- signed placement
 
-/** The caller, and the addresses its signed orders may be signed by: the signing key's, or else the account's order-book keys'. */
-function clobCaller(request: Pick<ApiRequest<'placeClobOrder'>, 'account' | 'apiKey'>, { services }: HandlerDeps): ClobCaller {
-  const accountId = callerId(request.account);
-  const address = request.apiKey?.address;
-  return {
-    accountId,
-    addresses: async () => (address ? [address] : (await services.apiKeys.list(accountId)).flatMap((key) => (key.address ? [key.address] : []))),
-  };
-}
+/** The account, and the address of the order-book key that signed the request (if one did). */
+const clobCaller = ({ account, apiKey }: Pick<ApiRequest<'placeClobOrder'>, 'account' | 'apiKey'>): ClobCaller => ({ accountId: callerId(account), keyAddress: apiKey?.address });
 
-export const placeClobOrder: Handler<'placeClobOrder'> = async (request, deps) => {
-  const [answer] = await deps.services.clob.placeSignedOrders(clobCaller(request, deps), [request.body], true);
+export const placeClobOrder: Handler<'placeClobOrder'> = async (request, { services }) => {
+  const [answer] = await services.clob.placeSignedOrders(clobCaller(request), [request.body], true);
   return { status: 201, body: answer! };
 };
 
-export const placeClobOrders: Handler<'placeClobOrders'> = async (request, deps) => ({
+export const placeClobOrders: Handler<'placeClobOrders'> = async (request, { services }) => ({
   status: 201,
-  body: await deps.services.clob.placeSignedOrders(clobCaller(request, deps), request.body),
+  body: await services.clob.placeSignedOrders(clobCaller(request), request.body),
 });

@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/knex.js';
 import * as repo from '../../db/repositories/clob.js';
 import { bookLevels } from '../../db/repositories/trading.js';
 import type { OrderSide } from '../../db/tables.js';
+import type { ApiKeyService } from '../api-keys/service.js';
 import { conflict, DomainError, invalid, notFound } from '../errors.js';
 import { yesPriceOf } from '../trading/book.js';
 import { clip, microOf, orderIdOf, ticksOf } from '../trading/input.js';
@@ -66,17 +67,17 @@ export interface Page<T> {
   data: T[];
 }
 
-/** What the caller of an order operation is: its account, and the addresses its order-book keys are bound to. */
+/** Who places signed orders: the account, and the address of the order-book key that signed the request, if one did. */
 export interface ClobCaller {
   accountId: string;
-  /** Lower-case addresses; read only when placing signed orders. */
-  addresses: () => Promise<string[]>;
+  keyAddress?: string;
 }
 
 export class ClobService {
   constructor(
     private readonly db: Queryable,
     private readonly trading: Pick<Trading, 'placeOrders' | 'cancelOrders' | 'priceHistory'>,
+    private readonly apiKeys: Pick<ApiKeyService, 'list'>,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -349,7 +350,8 @@ export class ClobService {
    */
   async placeSignedOrders(caller: ClobCaller, posts: readonly ClientOrderPost[], single = false): Promise<PostOrderAnswer[]> {
     if (posts.length === 0 || posts.length > MAX_SIGNED_ORDERS) throw invalid(`POST /orders places 1 to ${MAX_SIGNED_ORDERS} orders, got ${posts.length}`);
-    const addresses = await caller.addresses();
+    // The signing key's address; with a Bearer token (or an RSA key), those of the account's order-book keys.
+    const addresses = caller.keyAddress ? [caller.keyAddress] : (await this.apiKeys.list(caller.accountId)).flatMap((key) => (key.address ? [key.address] : []));
     if (addresses.length === 0) throw invalid('signed orders need order-book credentials: create an API key of kind hmac bound to your address');
     const checked = await Promise.all(
       posts.map(async (post): Promise<{ input: PlaceOrderInput } | { error: DomainError }> => {
