@@ -254,3 +254,24 @@ describe('@polymarket/clob-client trading', () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe('the order-writes budget', () => {
+  it('counts POST /api/clob/orders as the orders it carries', async () => {
+    const limited = await TestService.start({ RATE_LIMITS: 'on', RATE_LIMIT_ORDER_WRITES: '6/60' });
+    try {
+      const { token } = await limited.register();
+      const wallet = Wallet.createRandom();
+      const order = await new OrderBuilder(wallet, Chain.POLYGON).buildOrder({ tokenID: '1', price: 0.5, size: 1, side: Side.BUY }, { tickSize: '0.01', negRisk: false });
+      const post = { order: { ...order, salt: Number(order.salt), side: 'BUY' }, orderType: 'GTC' };
+      // Counted once checked against the document, before any order is read: this account has no order-book key.
+      const first = await limited.post('/api/clob/orders', [post, post, post, post], { token });
+      expect(first.status).toBe(400);
+      expect(first.headers.get('ratelimit-remaining')).toBe('2');
+      const refused = await limited.post('/api/clob/orders', [post, post, post], { token });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.message).toContain('counts 3');
+    } finally {
+      await limited.stop();
+    }
+  });
+});
