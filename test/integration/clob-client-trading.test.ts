@@ -3,6 +3,7 @@ import { Chain, ClobClient, OrderBuilder, OrderType, PriceHistoryInterval, Side,
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAxiosAnswers, rewardedMarketWithBook } from '../support/clob.js';
+import { FeedClient } from '../support/realtime.js';
 import { checkTradingInvariants } from '../support/invariants.js';
 import { TestService } from '../support/service.js';
 
@@ -120,7 +121,9 @@ describe('@polymarket/clob-client trading', () => {
     expect(unknown.error.code).toBe('not_found');
   });
 
-  it('rests a signed GTC buy, which a second account crosses; both see the trade', async () => {
+  it('rests a signed GTC buy, which a second account crosses; both see the trade, on the real-time feed too', async () => {
+    const feed = await FeedClient.connect(api.baseUrl, alice.token);
+    const [ordersSid, fillsSid] = await feed.subscribe(['user_orders', 'fill']);
     const placed = await alice.client.createAndPostOrder({ tokenID: market.yesTokenId, price: 0.5, size: 10, side: Side.BUY }, { tickSize: '0.01', negRisk: false });
     expect(placed).toEqual({ success: true, errorMsg: '', orderID: expect.stringMatching(UUID), transactionsHashes: [], status: 'live', makingAmount: '0', takingAmount: '0' });
     const order = await native(alice.token, placed.orderID);
@@ -160,6 +163,14 @@ describe('@polymarket/clob-client trading', () => {
     const tape = (await api.read(`/api/markets/trades?ticker=${ticker}`)).trades;
     expect(tape[0]).toMatchObject({ trade_id: made!.id, yes_price: '0.50', count: '10', taker_side: 'no' });
     expect((await api.read('/api/portfolio/positions', alice.token)).positions).toEqual([expect.objectContaining({ ticker, side: 'yes', count: '10' })]);
+    // Placed, then filled, as the feed tells of every order.
+    await feed.waitFor(() => feed.ofSid(fillsSid).length === 1 && feed.ofSid(ordersSid).length === 2, 'the order placed and filled, and its fill');
+    expect(feed.ofSid(ordersSid).map((m: { msg: { order_id: string; status: string } }) => [m.msg.order_id, m.msg.status])).toEqual([
+      [placed.orderID, 'OPEN'],
+      [placed.orderID, 'FILLED'],
+    ]);
+    expect(feed.problems).toEqual([]);
+    feed.ws.close();
 
     expect(await alice.client.getLastTradePrice(market.yesTokenId)).toEqual({ price: '0.50', side: 'SELL' });
     expect(await alice.client.getLastTradesPrices([{ token_id: market.noTokenId, side: Side.BUY }])).toEqual([{ token_id: market.noTokenId, price: '0.50', side: 'BUY' }]);
