@@ -128,7 +128,7 @@ export async function generateCatalogue(db: Knex, options: GeneratorOptions): Pr
 
     const marketRows: Array<Record<string, unknown>> = [];
     const marketTags: Array<{ index: number; tags: string[] }> = [];
-    for (const event of events) {
+    for (const [eventIndex, event] of events.entries()) {
       const strike = (event.row.strike_date as Date).getTime();
       const state = strike < now - 86_400_000 ? 'RESOLVED' : strike < now ? 'CLOSED' : 'ACTIVE';
       const winner = Math.floor(random() * event.markets);
@@ -148,7 +148,7 @@ export async function generateCatalogue(db: Knex, options: GeneratorOptions): Pr
         marketTags.push({ index: marketRows.length, tags: event.tags });
         marketRows.push({
           ticker: `${event.row.ticker}-M${m + 1}`,
-          event_index: events.indexOf(event),
+          event_index: eventIndex,
           title: `${event.row.title}: outcome ${m + 1}`,
           status: state,
           result,
