@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogueAdminService } from '../../src/domain/catalogue/admin.js';
@@ -6,7 +6,6 @@ import { DomainError, type DomainErrorCode } from '../../src/domain/errors.js';
 import type { TradingService } from '../../src/domain/trading/service.js';
 import type { PlaceOrderInput } from '../../src/domain/trading/types.js';
 import type { Queryable } from '../../src/db/knex.js';
-import * as accounts from '../../src/db/repositories/accounts.js';
 import { beginPlacements } from '../../src/db/repositories/trading.js';
 import type { Services } from '../../src/services.js';
 import { TestService } from '../support/service.js';
@@ -33,17 +32,8 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-/**
- * A USER account with the opening balance, written as registration writes it but without a password: the
- * property runs below make hundreds of accounts, and hashing a password for each was most of their time.
- */
 async function newAccount(): Promise<string> {
-  const name = `t-${randomBytes(5).toString('hex')}`;
-  return api.db.transaction(async (tx) => {
-    const user = await accounts.insertUser(tx, { email: `${name}@example.com`, username: name, name: '', passwordHash: null, role: 'USER' });
-    await accounts.grantOpeningBalance(tx, user.id, '1000');
-    return user.id;
-  });
+  return (await api.account()).user.id;
 }
 
 async function newMarket(): Promise<{ id: string; ticker: string; event: string }> {
