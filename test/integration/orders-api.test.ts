@@ -26,7 +26,7 @@ afterAll(() => api.stop());
 /** A new ACTIVE market. */
 const newMarket = () => marketFactory.newMarket();
 
-const account = async (): Promise<string> => (await api.register()).token;
+const account = async (): Promise<string> => (await api.account()).token;
 const place = (token: string | undefined, body: unknown): Promise<ApiResponse> => api.post('/api/portfolio/orders', body, { token });
 
 async function order(token: string, body: Record<string, unknown>): Promise<Record<string, any>> {
