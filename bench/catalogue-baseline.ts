@@ -146,6 +146,25 @@ export function createBaseline(databaseUrl: string, index: LiveSearchIndex): Bas
       });
       return { query: text, results };
     },
+    '/candles': async (ctx) => {
+      const { market, source, seconds, from, to } = ctx.query;
+      const { rows } = await plain.query(
+        `select (floor(extract(epoch from start_ts) / $3) * $3 + $3)::bigint as end, ((array_agg(close order by start_ts desc) filter (where close is not null))[1])::text as close
+           from market_candles where market_id = $1 and period = $2 and start_ts >= to_timestamp($4) and start_ts < to_timestamp($5)
+          group by 1 order by 1`,
+        [market, source, seconds, from, to],
+      );
+      return rows;
+    },
+    '/orderbook': async (ctx) =>
+      (
+        await plain.query(
+          `select book_side, yes_price::text, sum(remaining)::text as count from orders
+            where market_id = $1 and status in ('OPEN', 'PARTIAL') and (expiration_ts is null or expiration_ts > now())
+            group by 1, 2`,
+          [ctx.query.market],
+        )
+      ).rows,
     '/public-search': async (ctx) => {
       const text = String(ctx.query.q ?? '').trim();
       const limit = limitOf(ctx.query.limit_per_type, 10, 50);

@@ -99,3 +99,74 @@ export async function prepareDatabase(options: { events: number; log: (line: str
     await db.destroy();
   }
 }
+
+/** The market whose price history and order book are measured, and the end of its history (Unix seconds). */
+export interface BusyMarket {
+  id: string;
+  ticker: string;
+  series: string;
+  end: number;
+}
+
+const MINUTES_A_YEAR = 365 * 24 * 60;
+
+/**
+ * A busy market: the catalogue's first, given a year of candles (a trade every minute, up to the minute the
+ * history was seeded: 525,600 minute rows and 8,760 hour rows, each a bulk insert by generate_series) and a
+ * book of 500 resting orders (250 YES bids, 250 NO bids, 10 contracts each, one account made for them),
+ * unless it has them already.
+ */
+export async function seedBusyMarket(url: string, log: (line: string) => void): Promise<BusyMarket> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const market = (
+      await client.query<{ id: string; ticker: string; series: string }>(
+        `select m.id::text, m.ticker, s.ticker as series from markets m join events e on e.id = m.event_id join series s on s.id = e.series_id order by m.id limit 1`,
+      )
+    ).rows[0]!;
+    const held = (await client.query<{ n: number }>(`select count(*)::int as n from market_candles where market_id = $1 and period = 1`, [market.id])).rows[0]!.n;
+    if (held < MINUTES_A_YEAR) {
+      log(`seeding a year of minute candles and a book of 500 orders for ${market.ticker}`);
+      await client.query('begin');
+      await client.query('delete from market_candles where market_id = $1', [market.id]);
+      // Prices wander between 0.05 and 0.95; open interest grows by the minute's volume.
+      await client.query(
+        `insert into market_candles (market_id, period, start_ts, open, high, low, close, price_volume, volume, open_interest,
+                                     yes_bid, yes_bid_low, yes_bid_high, yes_ask, yes_ask_low, yes_ask_high)
+         select $1, 1, m.start_ts, p.open, greatest(p.open, p.close) + 0.01, least(p.open, p.close) - 0.01, p.close, p.close * 10, 10, 10 * m.n,
+                p.close - 0.01, p.close - 0.02, p.close, p.close + 0.01, p.close, p.close + 0.02
+           from (select n, date_trunc('minute', now()) - make_interval(mins => $2::int - n) as start_ts from generate_series(1, $2::int) as n) as m
+           cross join lateral (select round((0.5 + 0.4 * sin(m.n / 500.0))::numeric, 2) as open, round((0.5 + 0.4 * sin((m.n + 1) / 500.0))::numeric, 2) as close) as p`,
+        [market.id, MINUTES_A_YEAR],
+      );
+      await client.query(
+        `insert into market_candles (market_id, period, start_ts, open, high, low, close, price_volume, volume, open_interest,
+                                     yes_bid, yes_bid_low, yes_bid_high, yes_ask, yes_ask_low, yes_ask_high)
+         select market_id, 60, date_bin('1 hour', start_ts, timestamptz 'epoch'), (array_agg(open order by start_ts))[1], max(high), min(low),
+                (array_agg(close order by start_ts desc))[1], sum(price_volume), sum(volume), max(open_interest),
+                (array_agg(yes_bid order by start_ts desc))[1], min(yes_bid_low), max(yes_bid_high),
+                (array_agg(yes_ask order by start_ts desc))[1], min(yes_ask_low), max(yes_ask_high)
+           from market_candles where market_id = $1 and period = 1
+          group by 1, 3`,
+        [market.id],
+      );
+      await client.query(`insert into users (email, username, password_hash) select 'bench-book@bench.local', 'bench-book', '-' where not exists (select 1 from users where email = 'bench-book@bench.local')`);
+      await client.query(
+        `insert into orders (id, account_id, market_id, side, action, price, count, remaining, status, time_in_force, client_order_id, builder_code, sequence)
+         select gen_random_uuid(), u.id, $1, case when n % 2 = 0 then 'yes' else 'no' end, 'buy', 0.01 + (n / 2) % 49 * 0.01, 10, 10, 'OPEN', 'GTC',
+                'bench-book-' || n, '0x' || repeat('0', 64), nextval('order_sequence')
+           from generate_series(0, 499) as n, users u
+          where u.email = 'bench-book@bench.local'
+            and not exists (select 1 from orders o where o.client_order_id = 'bench-book-' || n and o.account_id = u.id)`,
+        [market.id],
+      );
+      await client.query('commit');
+      await client.query('analyze market_candles');
+    }
+    const end = (await client.query<{ end: number }>(`select extract(epoch from max(start_ts))::int + 60 as end from market_candles where market_id = $1 and period = 1`, [market.id])).rows[0]!.end;
+    return { ...market, end };
+  } finally {
+    await client.end();
+  }
+}

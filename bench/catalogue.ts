@@ -24,7 +24,10 @@
  *    /api/events?with_nested_markets=true, then each search (/api/search, /public-search) with q=WORD (default
  *    `price`, which occurs in generated titles), a miss (--miss, default `zqxjv`: a word in no item's text), a
  *    typo (--typo, default `bitcon`: no word starts with it, and it is one edit from a word) and three words
- *    (--words, default `bitcoin price weekly`), each checked against the catalogue before measuring.
+ *    (--words, default `bitcoin price weekly`), each checked against the catalogue before measuring; and the
+ *    first market's candlesticks (1-minute over a day, 60-minute over 30 days, 1440-minute over a year) and
+ *    order book, that market given a year of minute candles and 500 resting orders first (bench/catalogue-db.ts
+ *    seedBusyMarket).
  * 5. Then every endpoint again, one row of BENCH_ROUNDS x BENCH_DURATION s each (not the ceiling nor the
  *    baselines, which do not involve the service), against the service as deployed, `node dist/main.js` in a
  *    process of its own (bench/lib.ts startServiceProcess:
@@ -43,7 +46,7 @@
  * Targets (exit code 1 when one is missed): each endpoint at least 80% of its baseline's requests/s with p99
  * under 100 ms, but for the misses, whose share is printed without a target; the deep keyset page's p50 at
  * most 1.5 times the first page's; the searches' miss, typo and three-word rows at least 500 requests/s with
- * p99 under 50 ms. A miss costs its baseline almost nothing but HTTP (one short statement and a look into
+ * p99 under 50 ms; the candlesticks' rows p99 under 50 ms. A miss costs its baseline almost nothing but HTTP (one short statement and a look into
  * the in-memory index it shares with the service), so the share of a miss is the service's fixed cost per
  * request (request and trace ids, dispatch, validation, ETag, access log) against a bare handler's; that cost
  * is what bench:dispatch holds to a target of its own, against plain Koa.
@@ -68,7 +71,7 @@ import { createLogger } from '../src/logger.js';
 import { poolSettings, type Pools } from '../src/db/pools.js';
 import { startService, type RunningService } from '../src/server.js';
 import { createBaseline, POOL_MAX, SEARCH_POOL_MAX, type Baseline } from './catalogue-baseline.js';
-import { prepareDatabase, type BenchDatabase } from './catalogue-db.js';
+import { prepareDatabase, seedBusyMarket, type BenchDatabase, type BusyMarket } from './catalogue-db.js';
 import { startCpuShare } from './cpu-share.js';
 import { type AutocannonResult, autocannon, close, listen, median, reportTargets, startServiceProcess, type ServiceProcess } from './lib.js';
 import { processesCpu } from './proc.js';
@@ -115,6 +118,8 @@ const TARGET_DEEP_P50 = 1.5;
 /** Targets of the searches' miss, typo and three-word rows. */
 const TARGET_SEARCH_P99_MS = 50;
 const TARGET_SEARCH_RPS = 500;
+/** Target of the candlesticks' rows, over a year of minute history. */
+const TARGET_CANDLES_P99_MS = 50;
 /** Other work above this many cores during a row marks the run as disturbed. */
 const DISTURBED_CORES = 0.1;
 const WALK_PAGE = 500;
@@ -198,11 +203,50 @@ interface Endpoint {
   searchTarget?: boolean;
   /** Its share of the baseline's requests/s printed, but not held to TARGET_SHARE (the misses: see the top). */
   shareWithoutTarget?: boolean;
+  /** Held to TARGET_CANDLES_P99_MS too (the candlesticks). */
+  candlesTarget?: boolean;
 }
 
 const ids = (rows: Array<{ id: unknown }>) => rows.map((row) => String(row.id));
 
-function endpoints(deep: { cursor: string; afterId: string; depth: number }): Endpoint[] {
+/**
+ * The busy market's candlesticks over the windows a chart shows (a day of minutes, 30 days of hours, a year of
+ * days, each ending where its history ends), and its order book.
+ */
+function marketEndpoints(busy: BusyMarket): Endpoint[] {
+  const windows = [
+    { period: 1, days: 1, what: 'a day' },
+    { period: 60, days: 30, what: '30 days' },
+    { period: 1440, days: 365, what: 'a year' },
+  ];
+  const candles = windows.map(({ period, days, what }): Endpoint => {
+    const seconds = period * 60;
+    const start = busy.end - days * 86_400;
+    // The rows the service sums: those starting in the first period ending at or after start, up to the last ending by end.
+    const from = Math.ceil(start / seconds) * seconds - seconds;
+    const to = Math.floor(busy.end / seconds) * seconds;
+    return {
+      name: `GET /api/series/{s}/markets/{t}/candlesticks (busy market, ${period}-minute, ${what})`,
+      service: `/api/series/${busy.series}/markets/${busy.ticker}/candlesticks?start_ts=${start}&end_ts=${busy.end}&period_interval=${period}`,
+      baseline: `/candles?market=${busy.id}&source=${period === 1 ? 1 : 60}&seconds=${seconds}&from=${from}&to=${to}`,
+      serviceKey: (body) => body.candlesticks.map((c: any) => [c.end_period_ts, c.price.close_dollars ?? null]),
+      baselineKey: (body) => body.map((r: any) => [Number(r.end), r.close]),
+      candlesTarget: true,
+    };
+  });
+  return [
+    ...candles,
+    {
+      name: 'GET /api/markets/{ticker}/orderbook (busy market, 500 orders)',
+      service: `/api/markets/${busy.ticker}/orderbook`,
+      baseline: `/orderbook?market=${busy.id}`,
+      serviceKey: (body) => [body.orderbook.yes.length, body.orderbook.no.length],
+      baselineKey: (body) => [body.filter((r: any) => r.book_side === 'bid').length, body.filter((r: any) => r.book_side === 'ask').length],
+    },
+  ];
+}
+
+function endpoints(deep: { cursor: string; afterId: string; depth: number }, busy: BusyMarket): Endpoint[] {
   return [
     {
       name: 'GET /events?limit=20',
@@ -268,6 +312,7 @@ function endpoints(deep: { cursor: string; afterId: string; depth: number }): En
         },
       ];
     }),
+    ...marketEndpoints(busy),
   ];
 }
 
@@ -407,6 +452,7 @@ function figuresOf(measurements: readonly Measured[]): Figures {
 interface Row {
   name: string;
   searchTarget?: boolean;
+  candlesTarget?: boolean;
   shareWithoutTarget?: boolean;
   statements: number;
   rounds: Array<{ service: Measured; baseline: Measured }>;
@@ -418,11 +464,12 @@ interface Row {
   share: number;
 }
 
-function rowOf({ name, searchTarget, shareWithoutTarget }: Endpoint, statements: number, rounds: Row['rounds']): Row {
+function rowOf({ name, searchTarget, shareWithoutTarget, candlesTarget }: Endpoint, statements: number, rounds: Row['rounds']): Row {
   const shares = rounds.map((round) => round.service.result.requests.average / round.baseline.result.requests.average);
   return {
     name,
     searchTarget,
+    candlesTarget,
     shareWithoutTarget,
     statements,
     rounds,
@@ -484,12 +531,13 @@ async function main(): Promise<void> {
     void cleanup().finally(() => process.exit(130));
   });
   // Refused before anything starts (an exit later would leave the embedded PostgreSQL running).
-  if (!endpoints({ cursor: '', afterId: '0', depth: DEPTH }).some((endpoint) => endpoint.name.includes(ONLY))) refuse(`BENCH_ONLY='${ONLY}' names no endpoint`);
+  if (!endpoints({ cursor: '', afterId: '0', depth: DEPTH }, { id: '0', ticker: '', series: '', end: 0 }).some((endpoint) => endpoint.name.includes(ONLY))) refuse(`BENCH_ONLY='${ONLY}' names no endpoint`);
   try {
     const started = performance.now();
     const database: BenchDatabase = await prepareDatabase({ events: EVENTS, log });
     cleanups.push(() => database.stop());
     postmasterPidFile = database.postmasterPidFile;
+    const busy = await seedBusyMarket(database.url, log);
 
     const logLevel = process.env.LOG_LEVEL ?? 'info';
     // All the load comes from one address: the per-client request budgets would refuse it.
@@ -535,7 +583,7 @@ async function main(): Promise<void> {
     const deep = await walkKeyset(service.url, DEPTH);
     if (deep.depth < DEPTH) log(`only ${deep.depth} ACTIVE events before the last page: the deep page is ${deep.depth} rows deep`);
 
-    const list = endpoints(deep).filter((endpoint) => endpoint.name.includes(ONLY));
+    const list = endpoints(deep, busy).filter((endpoint) => endpoint.name.includes(ONLY));
     const statements = new Map<string, Captured[]>();
     /** What the service answered each endpoint (the items in order), which the service processes must answer too. */
     const answers = new Map<string, string>();
@@ -633,6 +681,7 @@ async function main(): Promise<void> {
         verdicts.push({ ok: row.share >= TARGET_SHARE, text: `${row.name}: ${percent(row.share)} of its baseline's req/s${rounds} (target >= ${TARGET_SHARE * 100}%)` });
       }
       verdicts.push({ ok: p99 < TARGET_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_P99_MS} ms)` });
+      if (row.candlesTarget) verdicts.push({ ok: p99 < TARGET_CANDLES_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_CANDLES_P99_MS} ms)` });
       if (row.searchTarget) {
         verdicts.push({ ok: rps >= TARGET_SEARCH_RPS, text: `${row.name}: ${rps.toFixed(0)} req/s (target >= ${TARGET_SEARCH_RPS})` });
         verdicts.push({ ok: p99 < TARGET_SEARCH_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_SEARCH_P99_MS} ms)` });
