@@ -112,7 +112,8 @@ const MINUTES_A_YEAR = 365 * 24 * 60;
 
 /**
  * A busy market: the catalogue's first, given a year of candles (a trade every minute, up to the minute the
- * history was seeded: 525,600 minute rows and 8,760 hour rows, each a bulk insert by generate_series) and a
+ * history was seeded: 525,600 minute rows by generate_series, then the 8,760 hours and 366 days summed from
+ * them, each a bulk insert) and a
  * book of 500 resting orders (250 YES bids, 250 NO bids, 10 contracts each, one account made for them),
  * unless it has them already.
  */
@@ -125,8 +126,8 @@ export async function seedBusyMarket(url: string, log: (line: string) => void): 
         `select m.id::text, m.ticker, s.ticker as series from markets m join events e on e.id = m.event_id join series s on s.id = e.series_id order by m.id limit 1`,
       )
     ).rows[0]!;
-    const held = (await client.query<{ n: number }>(`select count(*)::int as n from market_candles where market_id = $1 and period = 1`, [market.id])).rows[0]!.n;
-    if (held < MINUTES_A_YEAR) {
+    const held = (await client.query<{ n: number; days: number }>(`select count(*)::int as n, count(*) filter (where period = 1440)::int as days from market_candles where market_id = $1`, [market.id])).rows[0]!;
+    if (held.n < MINUTES_A_YEAR || held.days === 0) {
       log(`seeding a year of minute candles and a book of 500 orders for ${market.ticker}`);
       await client.query('begin');
       await client.query('delete from market_candles where market_id = $1', [market.id]);
@@ -143,12 +144,13 @@ export async function seedBusyMarket(url: string, log: (line: string) => void): 
       await client.query(
         `insert into market_candles (market_id, period, start_ts, open, high, low, close, price_volume, volume, open_interest,
                                      yes_bid, yes_bid_low, yes_bid_high, yes_ask, yes_ask_low, yes_ask_high)
-         select market_id, 60, date_bin('1 hour', start_ts, timestamptz 'epoch'), (array_agg(open order by start_ts))[1], max(high), min(low),
+         select market_id, p.period, date_bin(make_interval(mins => p.period), start_ts, timestamptz 'epoch'), (array_agg(open order by start_ts))[1], max(high), min(low),
                 (array_agg(close order by start_ts desc))[1], sum(price_volume), sum(volume), max(open_interest),
                 (array_agg(yes_bid order by start_ts desc))[1], min(yes_bid_low), max(yes_bid_high),
                 (array_agg(yes_ask order by start_ts desc))[1], min(yes_ask_low), max(yes_ask_high)
-           from market_candles where market_id = $1 and period = 1
-          group by 1, 3`,
+           from market_candles cross join (values (60), (1440)) as p (period)
+          where market_id = $1 and market_candles.period = 1
+          group by 1, 2, 3`,
         [market.id],
       );
       await client.query(`insert into users (email, username, password_hash) select 'bench-book@bench.local', 'bench-book', '-' where not exists (select 1 from users where email = 'bench-book@bench.local')`);

@@ -228,7 +228,7 @@ function marketEndpoints(busy: BusyMarket): Endpoint[] {
     return {
       name: `GET /api/series/{s}/markets/{t}/candlesticks (busy market, ${period}-minute, ${what})`,
       service: `/api/series/${busy.series}/markets/${busy.ticker}/candlesticks?start_ts=${start}&end_ts=${busy.end}&period_interval=${period}`,
-      baseline: `/candles?market=${busy.id}&source=${period === 1 ? 1 : 60}&seconds=${seconds}&from=${from}&to=${to}`,
+      baseline: `/candles?market=${busy.id}&source=${period}&seconds=${seconds}&from=${from}&to=${to}`,
       serviceKey: (body) => body.candlesticks.map((c: any) => [c.end_period_ts, c.price.close_dollars ?? null]),
       baselineKey: (body) => body.map((r: any) => [Number(r.end), r.close]),
       candlesTarget: true,

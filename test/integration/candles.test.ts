@@ -169,7 +169,7 @@ describe('candles and the trade tape', () => {
     maxLength: 5,
   });
 
-  it('agree: open, high, low, close, mean, volume, previous and open interest of every minute and hour, whatever trades are made', async () => {
+  it('agree: open, high, low, close, mean, volume, previous and open interest of every minute, hour and day, whatever trades are made', async () => {
     await fc.assert(
       fc.asyncProperty(stepsArb, async (steps) => {
         const { ticker } = await markets.newMarket();
@@ -186,7 +186,7 @@ describe('candles and the trade tape', () => {
           await api.db('trades').join('markets', 'markets.id', 'trades.market_id').where('markets.ticker', ticker).orderBy('trades.id').select('trades.created_at', 'trades.yes_price', 'trades.count')
         ).map((r: any) => ({ t: r.created_at.getTime() / 1000, price: Math.round(Number(r.yes_price) * 100), count: Math.round(Number(r.count) * 10_000) }));
         const end = nowSeconds() + 60;
-        for (const period of [1, 60] as const) expect(await candlesticks(ticker, start, end, period)).toEqual(expected(tape, start, end, period));
+        for (const period of [1, 60, 1440] as const) expect(await candlesticks(ticker, start, end, period)).toEqual(expected(tape, start, end, period));
       }),
       { numRuns: 8 },
     );
@@ -265,7 +265,7 @@ describe('candles over time', () => {
         let openInterest = 0;
         for (const x of tape) {
           openInterest += x.count;
-          for (const period of [1, 60]) {
+          for (const period of [1, 60, 1440]) {
             const start = Math.floor(x.t / (period * 60)) * period * 60;
             const key = `${period}:${start}`;
             const row = rows.get(key) as any;

@@ -2,9 +2,12 @@ import type { Queryable } from '../knex.js';
 
 /**
  * Reads of the candles (market_candles, migration 0030) that trading transactions write. Decimals as strings,
- * times as Unix seconds. Rows of `source` minutes (1 or 60) are summed into periods of `seconds`, a multiple
- * of the source, aligned to the Unix epoch.
+ * times as Unix seconds. Rows of `source` minutes are summed into periods of `seconds`, a multiple of the
+ * source, aligned to the Unix epoch.
  */
+
+/** The periods that rows are kept for, in minutes. */
+export type Source = 1 | 60 | 1440;
 
 /**
  * A period's sums, from the rows that start in it: prices as ticks (hundredths of a Dot; null without
@@ -71,7 +74,7 @@ const PERIOD_COLUMNS = [
  * Periods of `seconds` that hold rows of `source` minutes starting in [from, to) (Unix seconds), in time order:
  * the rows themselves when the periods are as long, else their sums.
  */
-export async function candlePeriods(db: Queryable, marketId: string, source: 1 | 60, seconds: number, from: number, to: number): Promise<CandleRow[]> {
+export async function candlePeriods(db: Queryable, marketId: string, source: Source, seconds: number, from: number, to: number): Promise<CandleRow[]> {
   const own = seconds === source * 60;
   const result = await db.raw<{ rows: CandleRow[] }>(
     `select (floor(extract(epoch from start_ts) / :seconds) * :seconds + :seconds)::int8 as end_ts, ${own ? ROW_COLUMNS : PERIOD_COLUMNS}
@@ -86,7 +89,7 @@ export async function candlePeriods(db: Queryable, marketId: string, source: 1 |
 }
 
 /** The state before `before` (Unix seconds): from the last row of `source` minutes starting before it, and the last with trades. */
-export async function candleStateBefore(db: Queryable, marketId: string, source: 1 | 60, before: number): Promise<CandleState> {
+export async function candleStateBefore(db: Queryable, marketId: string, source: Source, before: number): Promise<CandleState> {
   const result = await db.raw<{ rows: CandleState[] }>(
     `select (select (c.close * 100)::int from market_candles c
                where c.market_id = :marketId and c.period = :source and c.start_ts < to_timestamp(:before) and c.close is not null

@@ -6,9 +6,9 @@ import { clip, lotsOf, marketRefOf, microOf } from './input.js';
 import { formatLots, formatMicroDots, formatTicks, TICKS_PER_DOT } from './money.js';
 
 /**
- * Price history, from the candles that trading transactions write per market and minute and per hour
- * (migration 0030): a period of any whole number of minutes sums the rows that start in it (hours when the
- * period is whole hours, else minutes), so a day reads 24 rows and never the trade tape. A period ends at a
+ * Price history, from the candles that trading transactions write per market and minute, hour and day
+ * (migration 0030): a period of any whole number of minutes sums the rows that start in it (days when the
+ * period is whole days, hours when whole hours, else minutes), never the trade tape. A period ends at a
  * multiple of its length since the Unix epoch (days at 00:00 UTC) and holds what happened from its start up
  * to, not including, its end. Periods without trades carry the last price before them (`previous`), the
  * open interest and the bid and ask; periods before anything was recorded for the market are left out, and
@@ -140,7 +140,7 @@ export interface PricePoint {
 /** Candles of one market over a range, each period `minutes` long. */
 export async function marketCandles(db: Queryable, marketId: string, range: PeriodRange): Promise<Candle[]> {
   if (periodCount(range) === 0) return [];
-  const source = range.seconds % 3600 === 0 ? 60 : 1;
+  const source = range.seconds % 86_400 === 0 ? 1440 : range.seconds % 3600 === 0 ? 60 : 1;
   const from = range.first - range.seconds;
   const [rows, before] = await Promise.all([
     repo.candlePeriods(db, marketId, source, range.seconds, from, range.last),
