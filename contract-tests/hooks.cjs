@@ -312,6 +312,23 @@ const TWEAKS = {
       ctx.pathParams.ticker = (await tradingFixture()).traded;
     },
   },
+  // The fixture's traded market, in the example event's series (the examples' range, in the past, answers no
+  // candlesticks); 404 (STATUS_RULES): both path parameters naming nothing.
+  getMarketCandlesticks: {
+    request: async (ctx) => {
+      ctx.pathParams.ticker = (await tradingFixture()).traded;
+      const event = state.exampleBodies.createAdminMarket.event_ticker;
+      ctx.pathParams.series_ticker = expectStatus('read the example event', await call('GET', `/api/events/${encodeURIComponent(event)}`), 200).event.seriesTicker;
+    },
+  },
+  getMarketsCandlesticks: {
+    request: async (ctx) => {
+      ctx.query.set('market_tickers', (await tradingFixture()).traded);
+    },
+    404: (ctx) => {
+      ctx.query.set('market_tickers', missingTicker());
+    },
+  },
 
   // --- order sessions. Heartbeats are sent as a dedicated account: a session of the contract USER would
   // expire during the run and cancel the resting orders other transactions rely on.
