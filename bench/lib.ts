@@ -330,8 +330,8 @@ async function spawnService(options: { databaseUrl: string; workers: number; env
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   const exit = new Promise<number | null>((resolve) => {
     child.once('exit', (code) => resolve(code));
     child.once('error', (error) => {

@@ -221,7 +221,7 @@ export class CompiledRouter extends OpenAPIRouter {
   }
 
   override parseRequestQuery(req: Request): { [key: string]: unknown } {
-    if (typeof req.query === 'object') return req.query === null ? (req.query as never) : cloneQuery(req.query);
+    if (typeof req.query === 'object') return req.query === null ? req.query : cloneQuery(req.query);
     return super.parseRequestQuery(req);
   }
 
@@ -346,7 +346,7 @@ export class CompiledRouter extends OpenAPIRouter {
     let byName = this.queryParameters.get(operation);
     if (!byName) {
       byName = new Map();
-      for (const param of (operation.parameters ?? []) as Array<QueryParameter | OpenAPIV3.ReferenceObject>) {
+      for (const param of operation.parameters ?? []) {
         if (!param || '$ref' in param || param.in !== 'query' || byName.has(param.name)) continue;
         byName.set(param.name, param);
       }

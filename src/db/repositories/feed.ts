@@ -189,9 +189,9 @@ export async function feedSequences(client: SqlClient): Promise<Array<[string, n
 export async function bookSnapshot(db: Db, marketId: string): Promise<BookSnapshotRead> {
   return db.transaction(
     async (tx) => {
-      const row = await tx('feed_sequences').where({ market_id: marketId }).first('seq');
+      const row = await tx('feed_sequences').where({ market_id: marketId }).first<{ seq: string } | undefined>('seq');
       const levels = await bookLevels(tx, marketId, new Date(0));
-      const figures: MarketFiguresRecord = await tx('markets').where({ id: marketId }).first('last_yes_price', 'volume', 'open_interest');
+      const figures = await tx('markets').where({ id: marketId }).first<MarketFiguresRecord>('last_yes_price', 'volume', 'open_interest');
       return { seq: row ? Number(row.seq) : 0, levels, figures };
     },
     { isolationLevel: 'repeatable read', readOnly: true },

@@ -92,7 +92,7 @@ export class AccountService {
 
   /** Keeps `cache` (of another credential) in step with the session changes, as the session cache is. */
   attachCache<A>(cache: SessionCache<A>): void {
-    this.#caches.push(cache as SessionCache<unknown>);
+    this.#caches.push(cache);
     if (this.#listener) cache.open();
   }
 

@@ -214,7 +214,7 @@ export class FeedSession implements Outlet {
     const channels = params.channels;
     if (channels === undefined || (Array.isArray(channels) && channels.length === 0)) throw new CommandError(ErrorCode.channelsRequired, 'params.channels is required: a non-empty array of channel names');
     if (!Array.isArray(channels) || !channels.every((c) => typeof c === 'string')) throw new CommandError(ErrorCode.invalidParameter, 'params.channels must be an array of channel names');
-    const unique = [...new Set(channels as string[])];
+    const unique = [...new Set(channels)];
     for (const channel of unique) {
       if (!(CHANNELS as readonly string[]).includes(channel)) throw new CommandError(ErrorCode.unknownChannel, `unknown channel '${clip(channel, 60)}' (channels: ${CHANNELS.join(', ')})`);
       if (isPrivateChannel(channel as Channel) && !this.account) throw new CommandError(ErrorCode.authRequired, `channel '${channel}' is private: connect with Authorization: Bearer <token> (or send an auth command) first`);
