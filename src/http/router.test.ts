@@ -179,7 +179,7 @@ describe('CompiledRouter parses requests exactly as openapi-backend', () => {
     ['query in the path', { method: 'GET', path: '/search?tags=a,b&limit=1', headers: {} }, 'search'],
     ['JSON body as text', { method: 'POST', path: '/events', headers: { 'Content-Type': 'application/json' }, body: '{"name":"x"}' }, 'createEvent'],
     ['coerced values', { method: 'GET', path: '/search', headers: {}, query: { limit: 5, tags: ['a'], flag: true } } as unknown as Request, 'search'],
-    ['null-prototype query and headers', { method: 'GET', path: '/events/1', headers: Object.assign(Object.create(null), { host: 'h' }), query: Object.assign(Object.create(null), { __proto__: 'x', limit: '1' }) }, 'getEvent'],
+    ['null-prototype query and headers', { method: 'GET', path: '/events/1', headers: Object.assign(Object.create(null) as object, { host: 'h' }), query: Object.assign(Object.create(null) as object, { __proto__: 'x', limit: '1' }) }, 'getEvent'],
     ['nested query object', { method: 'GET', path: '/search', headers: {}, query: { deep: { a: ['1'] } } } as unknown as Request, 'search'],
   ];
 

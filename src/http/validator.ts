@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { OpenAPIValidator, type Operation, type Request, type ValidationResult } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
-import { CompiledRouter } from './router.js';
+import { CompiledRouter, type RequestParts } from './router.js';
 
 type Parameter = OpenAPIV3.ParameterObject;
 
@@ -79,7 +79,7 @@ export class CompiledValidator extends OpenAPIValidator {
     // The text of JSON query parameters, read before parsing: with `ownQuery` the parsed values replace it.
     const rawQuery = checks.jsonQueryParams.length ? this.router.parseRequestQuery(req) : undefined;
     const { params, query, headers, cookies, requestBody } =
-      this.router instanceof CompiledRouter ? this.router.parseParts(req, operation, checks.readsHeaders, ownQuery) : this.router.parseRequest(req, operation);
+      this.router instanceof CompiledRouter ? this.router.parseParts(req, operation, checks.readsHeaders, ownQuery) : (this.router.parseRequest(req, operation) as RequestParts);
 
     // a single value of a parameter declared as an array becomes a one-element array
     if (query && checks.arrayQueryParams) {

@@ -311,7 +311,7 @@ function tickersOf(params: Params): string[] | undefined {
   if (one !== undefined) list.push(one);
   if (many !== undefined) {
     if (!Array.isArray(many)) throw new CommandError(ErrorCode.invalidParameter, 'params.market_tickers must be an array of tickers');
-    list.push(...many);
+    list.push(...(many as unknown[]));
   }
   if (list.length === 0) throw new CommandError(ErrorCode.marketTickerRequired, 'params.market_tickers is empty');
   if (!list.every((t) => typeof t === 'string' && t.length > 0 && t.length <= 200)) throw new CommandError(ErrorCode.invalidParameter, 'market tickers must be non-empty strings');

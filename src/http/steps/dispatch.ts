@@ -21,7 +21,7 @@ export function dispatch(services: Services, trustProxy: boolean): Step {
       body: request.body,
       account: caller.account,
       token: caller.token,
-      requestId: String(koa.state.requestId ?? ''),
+      requestId: (koa.state.requestId as string | undefined) ?? '',
       clientAddress: route.limitClass === 'login' || route.limitClass === 'registration' ? clientAddress(koa.req, trustProxy) : undefined,
     } as unknown as ApiRequest<never>;
     const reply = await route.implementation(handed, { services, koa });
