@@ -31,7 +31,8 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import Koa from 'koa';
 import pg from 'pg';
-import { createDb } from '../src/db/knex.js';
+import { createDb, type Db } from '../src/db/knex.js';
+import type { Pools } from '../src/db/pools.js';
 import { migrateLatest } from '../src/db/migrate.js';
 import { generateCatalogue } from '../src/db/seed/generator.js';
 import type { RunningService } from '../src/server.js';
@@ -83,11 +84,25 @@ const GENERATOR = { eventsPerSeries: 50, marketsPerEvent: 3, creatorIds: [] as s
 
 const log = (line: string) => console.log(`bench:catalogue: ${line}`);
 
-async function getJson(url: string, headers: Record<string, string> = {}): Promise<any> {
+/** The fields of the endpoints' JSON bodies (the service's and the baseline's) that the bench reads. */
+interface Body {
+  events: Array<{ id: unknown; markets: Array<{ id: unknown }> }>;
+  next_cursor: string | null;
+  cursor: string | null;
+  data: Array<{ id: unknown }>;
+  pagination: unknown;
+  results: Array<{ kind: string; id: unknown }>;
+  tags: Array<{ id: unknown }>;
+  profiles: Array<{ id: unknown }>;
+  hasMore: unknown;
+  totalResults: unknown;
+}
+
+async function getJson(url: string, headers: Record<string, string> = {}): Promise<Body> {
   const response = await fetch(url, { headers });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text);
+  return JSON.parse(text) as Body;
 }
 
 /** Migrates the bench's database and seeds it with the scale generator when it holds no catalogue; answers the seeding's seconds. */
@@ -96,7 +111,7 @@ async function prepareCatalogue(database: BenchDatabase): Promise<number | undef
   try {
     const migrations = await migrateLatest(db);
     if (migrations.length > 0) log(`migrations applied: ${migrations.join(', ')}`);
-    const found = Number((await db.raw('select count(*)::int as n from events')).rows[0].n);
+    const found = Number((await db.raw<{ rows: Array<{ n: number }> }>('select count(*)::int as n from events')).rows[0]!.n);
     if (found === 0) {
       log(`seeding ${EVENTS} events (about ${EVENTS * GENERATOR.marketsPerEvent} markets); this takes a while once`);
       const started = Date.now();
@@ -172,8 +187,8 @@ interface Endpoint {
   service: string;
   baseline?: string;
   /** What must agree between the two answers: the items in order (and counts); of the baseline's, `baselineKey` when given. */
-  key(body: any): unknown;
-  baselineKey?(body: any): unknown;
+  key: (body: Body) => unknown;
+  baselineKey?: (body: Body) => unknown;
   /** Held to the searches' own targets (TARGET_SEARCH_P99_MS, TARGET_SEARCH_RPS) too. */
   searchTarget?: boolean;
   /** Its share of the baseline's requests/s printed, but not held to TARGET_SHARE (the misses: see the top). */
@@ -181,11 +196,12 @@ interface Endpoint {
 }
 
 const ids = (rows: Array<{ id: unknown }>) => rows.map((row) => String(row.id));
-const keysetKey = (body: any) => [ids(body.events), body.next_cursor !== null];
+const keysetKey = (body: Body) => [ids(body.events), body.next_cursor !== null];
 
 function endpoints(deep: { cursor: string; afterId: string; depth: number }): Endpoint[] {
   return [
-    { name: 'GET /events?limit=20', service: '/events?limit=20', key: ids },
+    // (its body is a bare array of events)
+    { name: 'GET /events?limit=20', service: '/events?limit=20', key: (body) => ids(body as unknown as Array<{ id: unknown }>) },
     { name: 'GET /events/keyset?limit=20 (first page)', service: '/events/keyset?limit=20', key: keysetKey },
     {
       name: `GET /events/keyset?limit=20 (${deep.depth.toLocaleString('en')} deep)`,
@@ -197,7 +213,7 @@ function endpoints(deep: { cursor: string; afterId: string; depth: number }): En
     {
       name: 'GET /api/events?with_nested_markets=true',
       service: '/api/events?with_nested_markets=true',
-      key: (body) => [body.events.map((e: any) => [String(e.id), ids(e.markets)]), body.cursor !== null],
+      key: (body) => [body.events.map((e) => [String(e.id), ids(e.markets)]), body.cursor !== null],
     },
     ...[
       { q: WORD, searchTarget: false },
@@ -207,9 +223,9 @@ function endpoints(deep: { cursor: string; afterId: string; depth: number }): En
     ].flatMap(({ q, searchTarget, shareWithoutTarget, what }): Endpoint[] => {
       const query = `q=${encodeURIComponent(q)}`;
       const label = `q=${q}${what ? ` (${what})` : ''}`;
-      const lists = (body: any) => [ids(body.events), ids(body.tags), ids(body.profiles)];
+      const lists = (body: Body) => [ids(body.events), ids(body.tags), ids(body.profiles)];
       return [
-        { name: `GET /api/search?${label}`, service: `/api/search?${query}`, key: (body) => body.results.map((r: any) => `${r.kind}:${r.id}`), searchTarget, shareWithoutTarget },
+        { name: `GET /api/search?${label}`, service: `/api/search?${query}`, key: (body) => body.results.map((r) => `${r.kind}:${String(r.id)}`), searchTarget, shareWithoutTarget },
         {
           name: `GET /public-search?${label}`,
           service: `/public-search?${query}`,
@@ -236,7 +252,7 @@ async function walkKeyset(serviceUrl: string, depth: number): Promise<{ cursor: 
     if (body.next_cursor === null) break;
     walked += body.events.length;
     cursor = body.next_cursor;
-    afterId = String(body.events.at(-1).id);
+    afterId = String(body.events.at(-1)!.id);
   }
   if (!cursor) throw new Error('the keyset list has a single page: seed more events');
   return { cursor, afterId, depth: walked };
@@ -259,7 +275,7 @@ async function countStatements(service: RunningService, url: string): Promise<nu
   const listener = () => {
     if (captureContext.getStore() === token) count++;
   };
-  const pools = Object.values(service.pools);
+  const pools = Object.values(service.pools as Record<keyof Pools, Db>);
   service.server.prependListener('request', mark);
   for (const db of pools) db.on('query', listener);
   try {
@@ -346,20 +362,20 @@ runBench('catalogue', async (defer) => {
   const facts = new pg.Client({ connectionString: database.url });
   await facts.connect();
   const counts = (
-    await facts.query(
+    await facts.query<{ events: number; markets: number; active: number; with_word: number; version: string }>(
       `select (select count(*)::int from events) as events, (select count(*)::int from markets) as markets,
               (select count(*)::int from events where status = 'ACTIVE') as active,
               (select count(*)::int from events where lower(title) like $1) as with_word,
               current_setting('server_version') as version`,
       [`%${WORD}%`],
     )
-  ).rows[0];
+  ).rows[0]!;
   // Whether a word of some item's searchable text begins with the typo (fields and words separated by spaces).
-  const typoPrefixes = (await facts.query(`select count(*)::int as n from (select 1 from events where (' ' || search_text) like $1 union all select 1 from markets where (' ' || search_text) like $1 limit 1) x`, [`% ${TYPO}%`])).rows[0].n;
+  const typoPrefixes = (await facts.query<{ n: number }>(`select count(*)::int as n from (select 1 from events where (' ' || search_text) like $1 union all select 1 from markets where (' ' || search_text) like $1 limit 1) x`, [`% ${TYPO}%`])).rows[0]!.n;
   await facts.end();
   if (counts.with_word === 0) throw new Error(`no event title contains '${WORD}'`);
   if (typoPrefixes > 0) throw new Error(`'${TYPO}' begins a word of the catalogue, so it is no typo`);
-  const found = async (q: string) => (await getJson(`${service.url}/api/search?q=${encodeURIComponent(q)}`)).results.length as number;
+  const found = async (q: string) => (await getJson(`${service.url}/api/search?q=${encodeURIComponent(q)}`)).results.length;
   if ((await found(MISS)) > 0) throw new Error(`'${MISS}' finds items`);
   if ((await found(TYPO)) === 0) throw new Error(`'${TYPO}' finds nothing`);
   if ((await found(WORDS)) === 0) throw new Error(`'${WORDS}' finds nothing`);

@@ -409,7 +409,7 @@ export async function listen(app: Koa): Promise<{ url: string; close(): Promise<
 // --- the API, to set up
 
 /** One call of the service's API with JSON in and out; anything but a 2xx answer is an error. */
-export async function api<T = any>(base: string, method: string, route: string, body?: unknown, token?: string): Promise<T> {
+export async function api<T = unknown>(base: string, method: string, route: string, body?: unknown, token?: string): Promise<T> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -421,8 +421,8 @@ export async function api<T = any>(base: string, method: string, route: string, 
 
 /** A new account: its bearer token and id. */
 export async function register(base: string, email: string): Promise<{ token: string; accountId: string }> {
-  const body = await api(base, 'POST', '/api/auth/register', { email, password: 'correct-horse-battery' });
-  return { token: body.token as string, accountId: body.user.id as string };
+  const body = await api<{ token: string; user: { id: string } }>(base, 'POST', '/api/auth/register', { email, password: 'correct-horse-battery' });
+  return { token: body.token, accountId: body.user.id };
 }
 
 /**
@@ -430,7 +430,7 @@ export async function register(base: string, email: string): Promise<{ token: st
  * a market in an event of its own, or in `event` (made by `event(name)`), and answers its ticker.
  */
 export async function benchSeries(base: string, series: string) {
-  const admin = (await api(base, 'POST', '/api/auth/login', ADMIN)).token as string;
+  const admin = (await api<{ token: string }>(base, 'POST', '/api/auth/login', ADMIN)).token;
   await api(base, 'POST', '/api/admin/series', { ticker: series, title: `Benchmark ${series}`, category: 'economics', frequency: 'daily' }, admin);
   const event = async (name: string): Promise<string> => {
     const ticker = `${series}-${name}`;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BackupError, ChunkReader, FORMAT, FORMAT_VERSION, frame, MAX_FRAME, migrationPlan, parseHeader } from './backup.js';
 
 async function* chunks(...parts: Buffer[]): AsyncGenerator<Buffer> {
-  for await (const part of parts) yield part;
+  for (const part of parts) yield await Promise.resolve(part);
 }
 
 const reader = (...parts: Buffer[]) => new ChunkReader(chunks(...parts)[Symbol.asyncIterator]());

@@ -1,4 +1,4 @@
-/* eslint max-lines: ["error", 420] -- the writer and the reader of the backup format below must agree byte for byte, and are read side by side */
+/* eslint max-lines: ["error", { "max": 420, "skipBlankLines": true, "skipComments": true }] -- the writer and the reader of the backup format below must agree byte for byte, and are read side by side */
 /**
  * Backup and restore of the service's database (`npm run backup`, `npm run restore`), on the pg driver alone:
  * the embedded PostgreSQL ships no pg_dump, and an older system pg_dump refuses a newer server.

@@ -195,6 +195,7 @@ export async function checkConnection(url: string, setting = 'DATABASE_URL'): Pr
     throw new Error(
       `cannot use the PostgreSQL of ${setting} (${where.hostname}:${where.port || 5432}${where.pathname}): ${(error as Error).message || String(error)}: ` +
         'check that it runs, that it is reachable from here, and the user, password and database in the URL',
+      { cause: error },
     );
   } finally {
     await client.end().catch(() => {});

@@ -84,10 +84,10 @@ export class CompiledValidator extends OpenAPIValidator {
     // a single value of a parameter declared as an array becomes a one-element array
     if (query && checks.arrayQueryParams) {
       for (const name of Object.keys(query)) {
-        const value = (query as Record<string, unknown>)[name];
+        const value = query[name];
         if (typeof value !== 'string') continue;
         const schema = checks.queryByName.get(name)?.schema as OpenAPIV3.SchemaObject | undefined;
-        if (schema && schema.type === 'array') (query as Record<string, unknown>)[name] = [value];
+        if (schema && schema.type === 'array') query[name] = [value];
       }
     }
 

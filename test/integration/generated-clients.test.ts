@@ -99,7 +99,7 @@ describe('clients generated from the served document', () => {
     try {
       await run(bin('tsc'), ['-p', 'tsconfig.json'], { cwd: dir });
     } catch (error) {
-      throw new Error(`the generated client does not type-check:\n${(error as { stdout?: string }).stdout}`);
+      throw new Error(`the generated client does not type-check:\n${(error as { stdout?: string }).stdout}`, { cause: error });
     }
     const { stdout } = await run(process.execPath, ['--import', 'tsx', script], { cwd: dir, env: { ...process.env, BASE_URL: service.baseUrl, EMAIL: email, TICKER: ticker } });
     return JSON.parse(stdout.trim().split('\n').at(-1)!) as Outcome;

@@ -217,8 +217,8 @@ export async function countEvents(pools: ReadPools, filter: EventFilter, cap: nu
   }
   const { db, name } = listStatement(pools, filter, 'count');
   const rows = filteredEvents(db, filter).select(db.raw('1')).limit(cap);
-  const result = await named(db.from(rows.as('x')).count('* as count'), name);
-  return Number((result as Array<{ count: string }>)[0]!.count);
+  const result = (await named(db.from(rows.as('x')).count('* as count'), name)) as Array<{ count: string }>;
+  return Number(result[0]!.count);
 }
 
 /** The sort value of a keyset column as text: timestamps to the microsecond in UTC, numerics exactly. */

@@ -285,7 +285,7 @@ export class SearchIndex extends IndexedItems {
       let counted = 0;
       const stamp = this.mark(query, Step.Typo);
       this.scan(rarest.lists, true, (item) => {
-        if (filter(item) && this.stepOf(item, query, stamp) >= 0) counted++;
+        if (filter(item) && this.stepOf(item, query, stamp) !== -1) counted++;
         return counted < cap;
       });
       return counted;

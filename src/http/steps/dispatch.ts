@@ -18,7 +18,7 @@ export function dispatch(services: Services, trustProxy: boolean): Step {
       // Already percent-decoded once by the path parser (as openapi-backend's bath-es5); not decoded again.
       params,
       query: clampQuery(query, route.clampMaxima),
-      body: request.body,
+      body: request.body as unknown,
       account: caller.account,
       token: caller.token,
       requestId: (koa.state.requestId as string | undefined) ?? '',
