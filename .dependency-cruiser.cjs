@@ -8,7 +8,7 @@ const LAYERS = [
   ['presenters', '^src/presenters/'],
   ['domain', '^src/domain/'],
   ['db', '^src/db/'],
-  ['base', '^src/(config|logger)[.]ts$'],
+  ['base', '^src/(config|logger)[.]ts$|^src/admission/'],
 ];
 
 const upward = LAYERS.slice(1).map(([name, path], index) => ({

@@ -35,7 +35,7 @@ interface Ctx {
 }
 /** Shapes a transaction's request; what it returns is awaited and ignored. */
 type Rule = (ctx: Ctx) => unknown;
-/** Request budgets of the service under test (RATE_LIMIT_*=this/10 s, TRUST_PROXY on). */
+/** Request budgets of the service under test (RATE_LIMIT_*=this/10 s, TRUST_PROXY naming 127.0.0.1, where Dredd connects from). */
 export const CONTRACT_BUDGET = 400;
 const BODY_LIMIT_BYTES = 512 * 1024; // the service's body limit (src/app.ts, the 413 responses)
 const NO_OIDC = 'needs an OpenID Connect provider: the contract run starts the service without OIDC_ISSUER, so that it contacts none (this operation answers 404 there); test/integration/oidc.test.ts produces it against an in-process provider';

@@ -68,7 +68,7 @@ function contractConfig(dataDir: string, admin: { email: string; password: strin
     ADMIN_EMAIL: admin.email,
     ADMIN_PASSWORD: admin.password,
     LOG_LEVEL: 'warn',
-    TRUST_PROXY: 'on',
+    TRUST_PROXY: '127.0.0.1',
     RATE_LIMIT_PUBLIC_READS: budget,
     RATE_LIMIT_PRIVATE_READS: budget,
     RATE_LIMIT_ORDER_WRITES: budget,

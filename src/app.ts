@@ -6,7 +6,7 @@ import { httpCaching } from './http/conditional.js';
 import { cors } from './http/cors.js';
 import { sendError } from './http/errors.js';
 import { docsAssets, requestLifecycle, type LifecycleOptions } from './http/middleware.js';
-import { RequestLimiter } from './http/rate-limit.js';
+import { RequestLimiter } from './admission/rate-limit.js';
 import { METRICS_CONTENT_TYPE, type ServiceMetrics } from './observability/metrics.js';
 import type { AbuseConfig, ObservabilityConfig } from './config.js';
 import type { Logger } from './logger.js';
@@ -32,7 +32,7 @@ export async function createApp(options: {
     services: options.services,
     limiter,
     bodyTimeoutMs: abuse?.requestBodyTimeoutMs,
-    trustProxy: abuse?.trustProxy,
+    clients: abuse?.clients,
   });
   return buildApp(options.logger, dispatcher, options.observability && observedHttp(options.services, options.observability, options.metrics));
 }

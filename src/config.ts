@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import { BlockList, isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Decimal } from 'decimal.js';
@@ -309,33 +309,39 @@ export interface RateBudget {
   durationSecs: number;
 }
 
+/** How a request's client is told: through which proxies, and how much of an IPv6 address names one client. */
+export interface ClientAddressing {
+  /** The proxies whose X-Forwarded-For entries are believed (TRUST_PROXY); undefined: none, the socket's address counts. */
+  trustedProxies: BlockList | undefined;
+  /** IPv6 clients are counted per network of this prefix length (CLIENT_IPV6_PREFIX_LENGTH). */
+  ipv6PrefixLength: number;
+}
+
+/** No proxy trusted, IPv6 clients counted per /64 (the defaults). */
+export const DIRECT_CLIENTS: ClientAddressing = { trustedProxies: undefined, ipv6PrefixLength: 64 };
+
 export interface AbuseConfig {
   /** RATE_LIMITS=off turns the request budgets off (not the login back-off or the hashing queue). */
   rateLimits: boolean;
-  /** Take the client address from the last X-Forwarded-For entry (behind a proxy). */
-  trustProxy: boolean;
+  clients: ClientAddressing;
   budgets: Record<RateLimitClass, RateBudget>;
   /** Budgets of each API key, drawn on by its signed requests as well as its account's. */
   keyBudgets: Record<KeyRateLimitClass, RateBudget>;
+  /** RSA key pairs generated per account (a budget of its own: each costs about 130 ms of CPU). */
+  keyGeneration: RateBudget;
   /** Worker processes sharing one address and port (WEB_CONCURRENCY): each allows its share of a budget. */
   processes: number;
   login: { freeFailures: number; backoffBaseMs: number; backoffMaxSecs: number };
   passwordHashing: { concurrency: number; queue: number };
   requestBodyTimeoutMs: number;
-  realtime: { maxConnectionsPerAddress: number; maxSubscriptions: number; snapshotsPerSec: number };
-}
-
-/** The client address: the socket's, or behind a trusted proxy the last X-Forwarded-For entry (the one that proxy added). */
-export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const header = req.headers['x-forwarded-for'];
-    const value = Array.isArray(header) ? header.at(-1) : header;
-    if (value) {
-      const last = value.slice(value.lastIndexOf(',') + 1).trim();
-      if (last !== '') return last;
-    }
-  }
-  return req.socket.remoteAddress ?? 'unknown';
+  realtime: {
+    maxConnectionsPerAddress: number;
+    maxSubscriptions: number;
+    snapshotsPerSec: number;
+    /** Budgets per client address of WebSocket upgrades and of feed commands (request budgets: off with RATE_LIMITS=off). */
+    upgrades: RateBudget;
+    commands: RateBudget;
+  };
 }
 
 const BUDGET_SETTINGS: Record<RateLimitClass, [name: string, fallback: string]> = {
@@ -366,6 +372,31 @@ function budget(env: Env, name: string, fallback: string): RateBudget {
   return { points, durationSecs };
 }
 
+/**
+ * TRUST_PROXY: the addresses or CIDR ranges of the proxies in front of the service, comma-separated;
+ * unset or `off`: none. `on` is refused: it would believe X-Forwarded-For from any peer, so that any
+ * client could name itself another address and escape its budgets.
+ */
+function trustedProxies(env: Env): BlockList | undefined {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw || raw.toLowerCase() === 'off') return undefined;
+  const usage = `TRUST_PROXY must be 'off' or the addresses or CIDR ranges of your proxies, comma-separated (e.g. 10.0.0.0/8,192.0.2.7,fd00::/8)`;
+  if (['on', 'true', '1', 'yes'].includes(raw.toLowerCase())) {
+    throw new ConfigError(`${usage}, not '${raw}': X-Forwarded-For is believed only from the proxies named`);
+  }
+  const proxies = new BlockList();
+  for (const entry of raw.split(',').map((item) => item.trim())) {
+    const match = /^([^/]+)(?:\/(\d{1,3}))?$/.exec(entry);
+    const family = match ? isIP(match[1]!) : 0;
+    const type = family === 6 ? 'ipv6' : 'ipv4';
+    const prefix = match?.[2] === undefined ? undefined : Number(match[2]);
+    if (family === 0 || (prefix !== undefined && prefix > (family === 6 ? 128 : 32))) throw new ConfigError(`${usage}, got '${entry}'`);
+    if (prefix === undefined) proxies.addAddress(match![1]!, type);
+    else proxies.addSubnet(match![1]!, prefix, type);
+  }
+  return proxies;
+}
+
 function onOff(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name]?.trim().toLowerCase();
   if (raw === undefined || raw === '') return fallback;
@@ -386,9 +417,10 @@ export function loadAbuseConfig(env: Env, processes = 1): AbuseConfig {
   const keyBudgets = Object.fromEntries(KEY_RATE_LIMIT_CLASSES.map((c) => [c, budget(env, ...KEY_BUDGET_SETTINGS[c])])) as Record<KeyRateLimitClass, RateBudget>;
   return {
     rateLimits: onOff(env, 'RATE_LIMITS', true),
-    trustProxy: onOff(env, 'TRUST_PROXY', false),
+    clients: { trustedProxies: trustedProxies(env), ipv6PrefixLength: integer(env, 'CLIENT_IPV6_PREFIX_LENGTH', DIRECT_CLIENTS.ipv6PrefixLength, 16, 128) },
     budgets,
     keyBudgets,
+    keyGeneration: budget(env, 'RATE_LIMIT_KEY_GENERATION', '5/60'),
     processes,
     login: {
       freeFailures: integer(env, 'LOGIN_FREE_FAILURES', 5, 1, 1000),
@@ -404,6 +436,8 @@ export function loadAbuseConfig(env: Env, processes = 1): AbuseConfig {
       maxConnectionsPerAddress: integer(env, 'WS_MAX_CONNECTIONS_PER_ADDRESS', 50, 1, 1_000_000),
       maxSubscriptions: integer(env, 'WS_MAX_SUBSCRIPTIONS', 100, 1, 10_000),
       snapshotsPerSec: integer(env, 'WS_SNAPSHOTS_PER_SEC', 200, 1, 1_000_000),
+      upgrades: budget(env, 'RATE_LIMIT_WS_UPGRADES', '10/1'),
+      commands: budget(env, 'RATE_LIMIT_WS_COMMANDS', '50/1'),
     },
   };
 }

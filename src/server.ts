@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { createApp } from './app.js';
+import { processShare } from './admission/rate-limit.js';
 import { answerClientErrors } from './http/client-errors.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
@@ -227,7 +228,11 @@ async function serveHttp(
   const realtime = attachRealtime(server, services.feed, logger, {
     maxConnectionsPerAddress,
     snapshotsPerSec,
-    trustProxy: config.abuse.trustProxy,
+    clients: config.abuse.clients,
+    ...(config.abuse.rateLimits && {
+      upgradeBudget: processShare(config.abuse.realtime.upgrades, config.abuse.processes),
+      commandBudget: processShare(config.abuse.realtime.commands, config.abuse.processes),
+    }),
     apiKeys: services.apiKeys,
     ...options.realtime,
     ...(metrics && { onMessageSent: () => metrics.wsMessages.inc(), onSlowConsumer: () => metrics.wsSlowConsumers.inc() }),

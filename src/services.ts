@@ -55,7 +55,11 @@ export function createServices(pools: Pools, config: Config, document: object, e
   const apiKeys = new ApiKeyService(
     db,
     accounts,
-    { windowSecs: config.apiKeys.windowSecs, secrets: extras.apiKeySecrets ?? 'order-book credentials are not configured on this service' },
+    {
+      windowSecs: config.apiKeys.windowSecs,
+      secrets: extras.apiKeySecrets ?? 'order-book credentials are not configured on this service',
+      ...(config.abuse.rateLimits && { generationBudget: config.abuse.keyGeneration }),
+    },
     onError && ((error) => onError(error, 'API keys')),
   );
   const feed = new FeedService(

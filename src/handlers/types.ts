@@ -23,7 +23,7 @@ export interface ApiRequest<K extends keyof operations> {
   /** The Bearer token as sent, for operations that act on the session itself. */
   token: string | undefined;
   requestId: string;
-  /** The client address (the socket's, or X-Forwarded-For's last entry with TRUST_PROXY), on login and registration. */
+  /** The client address (see clientAddress: the socket's, or the one a TRUST_PROXY proxy forwards), on login and registration. */
   clientAddress: string | undefined;
 }
 

@@ -2,14 +2,15 @@ import { createRequire } from 'node:module';
 import type { Middleware } from 'koa';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { operationTable } from '../generated/operations.js';
-import type { RequestLimiter } from './rate-limit.js';
+import { DIRECT_CLIENTS, type ClientAddressing } from '../config.js';
+import type { RequestLimiter } from '../admission/rate-limit.js';
 import type { Services } from '../domain/services.js';
 import { CompiledRouter } from './router.js';
 import { CompiledValidator } from './validator.js';
 import { admit, authenticate, verifySignature } from './steps/authenticate.js';
 import { bearer } from './steps/bearer.js';
 import { body } from './steps/body.js';
-import { budget, budgetOf, countedBudget } from './steps/budget.js';
+import { budget, budgetOf, countedBudget, signedBudget } from './steps/budget.js';
 import type { DispatchEntry, OperationImplementation, Step } from './steps/call.js';
 import { dispatch } from './steps/dispatch.js';
 import { hmac } from './steps/hmac.js';
@@ -39,8 +40,8 @@ export interface ApiMiddlewareOptions {
   limiter?: RequestLimiter;
   /** How long a request body may take to arrive (default 30 s). */
   bodyTimeoutMs?: number;
-  /** Take the client address from X-Forwarded-For (see clientAddress). */
-  trustProxy?: boolean;
+  /** How client addresses are told (see clientAddress); by default the socket's peer, IPv6 per /64. */
+  clients?: ClientAddressing;
 }
 
 /** openapi-backend's router and validator for the document, with their per-request work compiled once (see router.ts). */
@@ -71,7 +72,7 @@ async function compiledBackend(document: object): Promise<{ router: CompiledRout
  */
 export async function createApiMiddleware(options: ApiMiddlewareOptions): Promise<Middleware> {
   const { services } = options;
-  const trustProxy = options.trustProxy ?? false;
+  const clients = options.clients ?? DIRECT_CLIENTS;
   const { router, validator } = await compiledBackend(options.document ?? services.document);
   const { routes, requestValidators } = routeTable(
     router,
@@ -80,14 +81,17 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     options.validators ?? precompiledValidators,
   );
   (validator as unknown as { requestValidators: Record<string, unknown> }).requestValidators = requestValidators;
-  const take = budgetOf(options.limiter, trustProxy);
+  const take = budgetOf(options.limiter, clients);
 
   // openapi-backend's request pipeline (route, security, validation with coercion, handler) driven here
   // step by step: its handleRequest parses the request four times and matches it twice; this matches once
   // and parses once, inside the validator.
   const routed = route(router, routes, take); // 404, 405 (after the address's budget: 429)
+  const session = bearer(services.accounts);
+  const keys = [rsaPss(services.apiKeys), hmac(services.apiKeys)];
   const steps: Step[] = [
-    authenticate(bearer(services.accounts), [rsaPss(services.apiKeys), hmac(services.apiKeys)]),
+    signedBudget(take, session, keys), // 429 before a key is looked up or a signature verified
+    authenticate(session, keys),
     budget(take), // 429
     admit, // 401
     role, // 403: a caller lacking the role never learns the schema
@@ -95,7 +99,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
     verifySignature(services.apiKeys), // 401: an order-book signature covers the body; replays
     validate(validator), // 400
     countedBudget(take), // 429 for the items a request counts
-    dispatch(services, trustProxy),
+    dispatch(services, clients),
   ];
   return async (koa) => {
     const call = routed(koa);

@@ -4,6 +4,7 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Account } from '../domain/accounts/service.js';
 import type { FeedService } from '../domain/feed/service.js';
 import type { FeedSession } from '../domain/feed/session.js';
+import { errorReply } from '../domain/feed/messages.js';
 import { ErrorCode } from '../domain/feed/types.js';
 import type { Client, Connections } from './connections.js';
 import type { RealtimeOptions } from './options.js';
@@ -24,12 +25,13 @@ function socketOf(client: Client): Duplex | undefined {
 /**
  * The feed sessions of connections (commands and subscriptions: src/domain/feed/): what a session sends
  * goes out corked per turn of the event loop, and cuts a slow consumer off; the connection's frames are its
- * commands; order-book snapshots are taken from the client address's budget.
+ * commands, each taken from the client address's command budget (beyond: error 107, not run); order-book
+ * snapshots are taken from the client address's budget.
  */
 export function feedSessions(
   feed: FeedService,
   connections: Connections,
-  options: Pick<RealtimeOptions, 'maxBufferedBytes' | 'maxCommandBytes' | 'snapshotsPerSec' | 'onMessageSent' | 'onSlowConsumer'>,
+  options: Pick<RealtimeOptions, 'maxBufferedBytes' | 'maxCommandBytes' | 'snapshotsPerSec' | 'commandBudget' | 'onMessageSent' | 'onSlowConsumer'>,
 ): (client: Client, opener: Opener, address: string) => FeedSession {
   const snapshotBudget = new RateLimiterMemory({ points: options.snapshotsPerSec, duration: 1, keyPrefix: 'ws-snapshots' });
   const takeSnapshots = async (address: string, markets: number): Promise<string | undefined> => {
@@ -78,6 +80,11 @@ export function feedSessions(
     ws.on('message', (data: RawData) => {
       // binaryType 'nodebuffer' (the default): one Buffer per message, text or binary (read as UTF-8 JSON too).
       const buffer = data as Buffer;
+      const budget = options.commandBudget?.take(address, 1);
+      if (budget && !budget.allowed) {
+        session.send(errorReply(undefined, ErrorCode.commandRateLimited, `too many commands: the budget of ${budget.limit} commands of this address is spent; retry in ${budget.resetSecs} s`));
+        return;
+      }
       if (buffer.byteLength > options.maxCommandBytes) {
         session.tooLarge(options.maxCommandBytes);
         return;

@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import { WebSocketServer } from 'ws';
-import { clientAddress } from '../config.js';
 import type { FeedService } from '../domain/feed/service.js';
 import type { Logger } from '../logger.js';
 import { Connections } from './connections.js';
@@ -25,9 +24,8 @@ export function attachRealtime(server: Server, feed: FeedService, logger: Logger
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
   const connections = new Connections(options, logger);
   const sessionOf = feedSessions(feed, connections, options);
-  const onUpgrade = upgrades(options, feed, connections, logger, (request, socket, head, opener) => {
+  const onUpgrade = upgrades(options, feed, connections, logger, (request, socket, head, opener, address) => {
     wss.handleUpgrade(request, socket, head, (ws) => {
-      const address = clientAddress(request, options.trustProxy);
       connections.open(ws, address, (client) => sessionOf(client, opener, address));
     });
   });

@@ -115,7 +115,7 @@ describe('request budgets', () => {
     } finally {
       await plain.stop();
     }
-    const proxied = await limited({ RATE_LIMIT_PUBLIC_READS: '1/60', TRUST_PROXY: 'on' });
+    const proxied = await limited({ RATE_LIMIT_PUBLIC_READS: '1/60', TRUST_PROXY: '127.0.0.1' });
     try {
       expect((await proxied.get('/healthz', { headers: { 'x-forwarded-for': '192.0.2.1' } })).status).toBe(200);
       // the last entry is the one the trusted proxy added: a client-supplied first entry changes nothing

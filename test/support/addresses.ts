@@ -14,7 +14,7 @@ export interface AddressedAnswer {
  * loopback interface, so a request bound to `localAddress` (e.g. 127.0.3.7) reaches a service listening on
  * 127.0.0.1 as a client of that address. The answer is checked against the OpenAPI document.
  */
-export function requestFrom(localAddress: string, baseUrl: string, method: string, path: string, body?: unknown): Promise<AddressedAnswer> {
+export function requestFrom(localAddress: string, baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<AddressedAnswer> {
   const url = new URL(path, baseUrl);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -24,7 +24,7 @@ export function requestFrom(localAddress: string, baseUrl: string, method: strin
         method,
         localAddress,
         agent: false,
-        headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
       },
       (response) => {
         const chunks: Buffer[] = [];

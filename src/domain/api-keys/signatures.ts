@@ -1,10 +1,12 @@
 import { constants, createHash, createHmac, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 
 /**
- * The two request-signing schemes bots use (README, "API keys"), as pure functions.
+ * The two request-signing schemes bots use (README, "API keys"), as pure functions. Each signature has one
+ * accepted spelling, so that a replay cannot pass for a new signature.
  *
- * - RSA (Kalshi's convention): `KALSHI-ACCESS-SIGNATURE` = base64 of RSA-PSS with SHA-256 (MGF1 SHA-256)
- *   over `<KALSHI-ACCESS-TIMESTAMP, ms><METHOD><path>`, the path as sent without its query string.
+ * - RSA (Kalshi's convention): `KALSHI-ACCESS-SIGNATURE` = standard base64, padded, of RSA-PSS with SHA-256
+ *   (MGF1 SHA-256) over `<KALSHI-ACCESS-TIMESTAMP, ms><METHOD><path>`, the path as sent without its query
+ *   string. Neither the body nor the query is signed.
  * - HMAC (Polymarket's order-book L2 convention): `POLY_SIGNATURE` = URL-safe base64 (`+` -> `-`,
  *   `/` -> `_`, padding kept) of HMAC-SHA256, keyed with the base64-decoded secret, over
  *   `<POLY_TIMESTAMP, s><METHOD><requestPath><body>`, the body exactly as sent (nothing when there is none).
@@ -16,19 +18,39 @@ export function rsaSigningString(timestamp: string, method: string, path: string
 }
 
 /**
- * Whether `signature` (base64) is an RSA-PSS SHA-256 signature of `message` by `publicKey`; any salt length
- * is accepted. Verified on libuv's thread pool (tens of µs of CPU per 2048-bit key), off the event loop.
+ * The bytes of an RSA signature for a key of `modulusBytes` bytes, sent as base64 in its one canonical
+ * spelling: the standard alphabet, its padding, exactly as many bytes as the modulus, no unused bits set.
+ * Undefined for any other text, so that one signature cannot be respelled into another that is accepted.
  */
-export function verifyRsaSignature(publicKey: KeyObject, message: string, signature: string): Promise<boolean> {
-  const bytes = decodeBase64(signature);
-  if (!bytes) return Promise.resolve(false);
+export function rsaSignatureBytes(text: string, modulusBytes: number): Buffer | undefined {
+  if (text.length !== 4 * Math.ceil(modulusBytes / 3)) return undefined;
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.length === modulusBytes && bytes.toString('base64') === text ? bytes : undefined;
+}
+
+/**
+ * Whether `signature` is an RSA-PSS SHA-256 signature of `message` by `publicKey`; any salt length is
+ * accepted. Verified on libuv's thread pool (tens of µs of CPU per 2048-bit key), off the event loop.
+ */
+export function verifyRsaSignature(publicKey: KeyObject, message: string, signature: Buffer): Promise<boolean> {
   return new Promise((resolve) => {
     try {
-      verify('sha256', Buffer.from(message, 'utf8'), { key: publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO }, bytes, (error, valid) => resolve(!error && valid));
+      verify('sha256', Buffer.from(message, 'utf8'), { key: publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO }, signature, (error, valid) => resolve(!error && valid));
     } catch {
       resolve(false);
     }
   });
+}
+
+/**
+ * What the replay guard remembers of an accepted signature: the digest of its bytes together with what it
+ * was accepted for (scheme, key, timestamp, method, signed path, and any further part such as a query), so
+ * that it is refused the second time whatever its spelling.
+ */
+export function replayDigest(signature: Buffer, parts: readonly string[]): Buffer {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(`${part.length}:${part}`, 'utf8');
+  return hash.update(signature).digest();
 }
 
 /** The order-book client's signature (URL-safe base64 with its padding) of `message` under `secret` (the decoded bytes). */
@@ -57,14 +79,6 @@ export function matchesDigest(text: string, digest: Buffer): boolean {
 
 export function sha256(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
-}
-
-const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
-
-/** Standard or URL-safe base64 to bytes; undefined for anything else. */
-function decodeBase64(text: string): Buffer | undefined {
-  if (text.length === 0 || text.length > 2048 || !BASE64.test(text)) return undefined;
-  return Buffer.from(text.replaceAll('-', '+').replaceAll('_', '/'), 'base64');
 }
 
 /**

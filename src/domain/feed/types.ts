@@ -48,6 +48,8 @@ export const ErrorCode = {
   tooManyConnections: 105,
   /** Too many order-book snapshots asked for per second from one client address: the subscribe is refused. */
   snapshotRateLimited: 106,
+  /** Too many command frames from one client address (RATE_LIMIT_WS_COMMANDS): the command is not run. */
+  commandRateLimited: 107,
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 

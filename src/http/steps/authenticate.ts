@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Services } from '../../domain/services.js';
 import { sendError } from '../errors.js';
-import type { Caller, Step } from './call.js';
+import type { Call, Caller, Step } from './call.js';
 
 /** One way a request says who makes it: the session token, or one of the API keys' signature schemes. */
 export interface AuthScheme {
@@ -27,16 +27,22 @@ const SESSION_ONLY = 'this operation takes a session token (Authorization: Beare
 export function authenticate(session: AuthScheme, keys: readonly AuthScheme[]): Step {
   return async (call) => {
     const { route, koa } = call;
-    if (route.access !== 'bearer' && route.access !== 'signed') return true;
-    const { headers } = koa.request;
-    const keySent = keys.find((scheme) => scheme.sent(headers));
-    const scheme = route.access === 'bearer' || keySent === undefined || session.sent(headers) ? session : keySent;
+    const scheme = schemeOf(call, session, keys);
+    if (scheme === undefined) return true;
     const caller = await scheme.callerOf(koa.request);
-    if (!caller.account && route.access === 'bearer' && keySent) caller.refused = SESSION_ONLY;
+    if (!caller.account && route.access === 'bearer' && keys.some((key) => key.sent(koa.request.headers))) caller.refused = SESSION_ONLY;
     if (caller.account) koa.state.accountId = caller.account.id;
     call.caller = caller;
     return true;
   };
+}
+
+/** The scheme that authenticates a request (see authenticate); undefined for an operation that takes neither token nor key. */
+export function schemeOf({ route, koa }: Call, session: AuthScheme, keys: readonly AuthScheme[]): AuthScheme | undefined {
+  if (route.access !== 'bearer' && route.access !== 'signed') return undefined;
+  const { headers } = koa.request;
+  const keySent = keys.find((scheme) => scheme.sent(headers));
+  return route.access === 'bearer' || keySent === undefined || session.sent(headers) ? session : keySent;
 }
 
 /** 401 when the operation needs a caller and the request has none (or no requirement of it can be met). */

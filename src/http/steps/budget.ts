@@ -1,8 +1,9 @@
 import type { Context } from 'koa';
-import type { RateLimitClass } from '../../config.js';
+import type { ClientAddressing, RateLimitClass } from '../../config.js';
 import { sendError } from '../errors.js';
-import { clientAddress } from '../../config.js';
-import { limitHeaders, type RequestLimiter } from '../rate-limit.js';
+import { clientAddress } from '../../admission/client-address.js';
+import { limitHeaders, type RequestLimiter } from '../../admission/rate-limit.js';
+import { schemeOf, type AuthScheme } from './authenticate.js';
 import type { Caller, Step } from './call.js';
 
 /**
@@ -14,10 +15,10 @@ import type { Caller, Step } from './call.js';
 export type Budget = (koa: Context, limitClass: RateLimitClass, caller: Caller, points?: number, counted?: number) => boolean;
 
 /** The budgets of a limiter; without one, every request is within budget. */
-export function budgetOf(limiter: RequestLimiter | undefined, trustProxy: boolean): Budget {
+export function budgetOf(limiter: RequestLimiter | undefined, clients: ClientAddressing): Budget {
   if (!limiter) return () => true;
   return (koa, limitClass, { account, key }, points = 1, counted = 1) => {
-    let decision = account ? limiter.take(limitClass, 'account', account.id, points) : limiter.take(limitClass, 'address', clientAddress(koa.req, trustProxy), points);
+    let decision = account ? limiter.take(limitClass, 'account', account.id, points) : limiter.take(limitClass, 'address', clientAddress(koa.req, clients), points);
     const ofKey = key && limiter.takeKey(limitClass, key.keyId, points);
     if (ofKey && (!ofKey.allowed || (decision.allowed && ofKey.remaining < decision.remaining))) decision = ofKey;
     const headers = limitHeaders(decision);
@@ -32,6 +33,18 @@ export function budgetOf(limiter: RequestLimiter | undefined, trustProxy: boolea
 /** The request, taken from the budget of its operation's class (429). */
 export function budget(take: Budget): Step {
   return ({ koa, route, caller }) => take(koa, route.limitClass, caller);
+}
+
+/**
+ * A request signed with an API key, taken from its client address's budget of its operation's class before
+ * the key is looked up or the signature verified (429): verifying is the costliest check a client can ask
+ * for, so one over budget costs none. The account's and the key's budgets are taken once it is verified.
+ */
+export function signedBudget(take: Budget, session: AuthScheme, keys: readonly AuthScheme[]): Step {
+  return (call) => {
+    const scheme = schemeOf(call, session, keys);
+    return scheme === undefined || scheme === session || take(call.koa, call.route.limitClass, {});
+  };
 }
 
 /**

@@ -1,7 +1,8 @@
+import type { ClientAddressing } from '../../config.js';
 import type { Services } from '../../domain/services.js';
 import { sendJson } from '../errors.js';
 import { clampQuery } from '../query.js';
-import { clientAddress } from '../../config.js';
+import { clientAddress } from '../../admission/client-address.js';
 import type { ApiRequest } from '../../handlers/types.js';
 import type { Step } from './call.js';
 
@@ -11,7 +12,7 @@ function isJsonValue(body: unknown): boolean {
 }
 
 /** The last step: the operation's handler, with the request as validated, and its reply as the answer. */
-export function dispatch(services: Services, trustProxy: boolean): Step {
+export function dispatch(services: Services, clients: ClientAddressing): Step {
   return async ({ koa, route, caller, request, query, params }) => {
     const handed = {
       operationId: route.operationId,
@@ -22,7 +23,7 @@ export function dispatch(services: Services, trustProxy: boolean): Step {
       account: caller.account,
       token: caller.token,
       requestId: (koa.state.requestId as string | undefined) ?? '',
-      clientAddress: route.limitClass === 'login' || route.limitClass === 'registration' ? clientAddress(koa.req, trustProxy) : undefined,
+      clientAddress: route.limitClass === 'login' || route.limitClass === 'registration' ? clientAddress(koa.req, clients) : undefined,
     } as unknown as ApiRequest<never>;
     const reply = await route.implementation(handed, { services, koa });
     // ctx.response, not Koa's ctx.* shortcuts (see requestLifecycle)

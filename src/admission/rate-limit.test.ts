@@ -1,4 +1,7 @@
+import type { IncomingMessage } from 'node:http';
+import { BlockList } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { clientAddress } from './client-address.js';
 import { FixedWindows, RequestLimiter } from './rate-limit.js';
 
 describe('FixedWindows', () => {
@@ -77,5 +80,50 @@ describe('RequestLimiter', () => {
     expect(limiter.takeKey('private-reads', 'k1')).toMatchObject({ limit: 2, remaining: 1 });
     expect(limiter.take('private-reads', 'account', 'k1')).toMatchObject({ limit: 7, remaining: 6 });
     expect(limiter.takeKey('login', 'k1')).toBeUndefined();
+  });
+});
+
+describe('clientAddress', () => {
+  const from = (remoteAddress: string | undefined, forwardedFor?: string) =>
+    ({ socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } }) as unknown as IncomingMessage;
+  const direct = { trustedProxies: undefined, ipv6PrefixLength: 64 };
+  const proxies = new BlockList();
+  proxies.addSubnet('10.0.0.0', 8, 'ipv4');
+  proxies.addAddress('fd00::1', 'ipv6');
+  const proxied = { trustedProxies: proxies, ipv6PrefixLength: 64 };
+
+  it('is the socket peer without trusted proxies, X-Forwarded-For ignored', () => {
+    expect(clientAddress(from('192.0.2.1', '198.51.100.9'), direct)).toBe('192.0.2.1');
+    expect(clientAddress(from('::ffff:192.0.2.1'), direct)).toBe('192.0.2.1');
+    expect(clientAddress(from(undefined), direct)).toBe('unknown');
+  });
+
+  it('counts an IPv6 client per network of the configured prefix length', () => {
+    const a = clientAddress(from('2001:db8:1:2:aaaa:bbbb:cccc:dddd'), direct);
+    expect(a).toBe('2001:db8:1:2:0:0:0:0/64');
+    expect(clientAddress(from('2001:DB8:1:2::1'), direct)).toBe(a);
+    expect(clientAddress(from('2001:db8:1:3::1'), direct)).not.toBe(a);
+    expect(clientAddress(from('fe80::1%eth0'), direct)).toBe('fe80:0:0:0:0:0:0:0/64');
+    expect(clientAddress(from('::1'), direct)).toBe('0:0:0:0:0:0:0:0/64');
+    expect(clientAddress(from('2001:db8:1:2:aaaa::1'), { ...direct, ipv6PrefixLength: 56 })).toBe('2001:db8:1:0:0:0:0:0/56');
+    expect(clientAddress(from('2001:db8:1:2:aaaa::1'), { ...direct, ipv6PrefixLength: 72 })).toBe('2001:db8:1:2:aa00:0:0:0/72');
+    expect(clientAddress(from('2001:db8::5'), { ...direct, ipv6PrefixLength: 128 })).toBe('2001:db8:0:0:0:0:0:5/128');
+    expect(clientAddress(from('::ffff:1.2.3.4'), direct)).toBe('1.2.3.4');
+    expect(clientAddress(from('64:ff9b::1.2.3.4'), { ...direct, ipv6PrefixLength: 128 })).toBe('64:ff9b:0:0:0:0:102:304/128');
+  });
+
+  it('believes X-Forwarded-For from trusted proxies only, read from the last entry back', () => {
+    expect(clientAddress(from('192.0.2.1', '198.51.100.9'), proxied)).toBe('192.0.2.1');
+    expect(clientAddress(from('10.1.2.3', '198.51.100.9'), proxied)).toBe('198.51.100.9');
+    expect(clientAddress(from('::ffff:10.1.2.3', '198.51.100.9'), proxied)).toBe('198.51.100.9');
+    // what the client wrote itself, ahead of the entry its proxy added, is not believed
+    expect(clientAddress(from('10.1.2.3', '203.0.113.5, 198.51.100.9'), proxied)).toBe('198.51.100.9');
+    // a chain of trusted proxies
+    expect(clientAddress(from('10.1.2.3', '203.0.113.5, 198.51.100.9, fd00::1, 10.9.9.9'), proxied)).toBe('198.51.100.9');
+    expect(clientAddress(from('10.1.2.3', '2001:db8:1:2::7'), proxied)).toBe('2001:db8:1:2:0:0:0:0/64');
+    // no entry, or one that is not an address: the proxy that sent it
+    expect(clientAddress(from('10.1.2.3'), proxied)).toBe('10.1.2.3');
+    expect(clientAddress(from('10.1.2.3', 'unknown'), proxied)).toBe('10.1.2.3');
+    expect(clientAddress(from('10.1.2.3', '198.51.100.9, 10.0.0.1, garbage'), proxied)).toBe('10.1.2.3');
   });
 });

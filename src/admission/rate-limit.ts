@@ -81,6 +81,11 @@ export class FixedWindows {
   }
 }
 
+/** The windows of a budget shared by `processes` worker processes: each allows its share (at least 1 request). */
+export function processShare(budget: RateBudget, processes: number): FixedWindows {
+  return new FixedWindows(Math.max(1, Math.floor(budget.points / Math.max(1, processes))), budget.durationSecs);
+}
+
 /** Who a request is counted against: its account (with a valid token or key), else its client address. */
 export type Counted = 'account' | 'address';
 
@@ -96,11 +101,10 @@ export class RequestLimiter {
   readonly #keyBudgets = new Map<string, FixedWindows>();
 
   constructor(options: RequestLimiterOptions) {
-    const share = (budget: RateBudget) => Math.max(1, Math.floor(budget.points / Math.max(1, options.processes)));
     for (const [name, budget] of Object.entries(options.budgets)) {
-      this.#budgets.set(name, { account: new FixedWindows(share(budget), budget.durationSecs), address: new FixedWindows(share(budget), budget.durationSecs) });
+      this.#budgets.set(name, { account: processShare(budget, options.processes), address: processShare(budget, options.processes) });
     }
-    for (const [name, budget] of Object.entries(options.keyBudgets ?? {})) this.#keyBudgets.set(name, new FixedWindows(share(budget), budget.durationSecs));
+    for (const [name, budget] of Object.entries(options.keyBudgets ?? {})) this.#keyBudgets.set(name, processShare(budget, options.processes));
   }
 
   /** Takes `points` (one request, or the items a request counts) from the budget in `name` of an account or an address. */
