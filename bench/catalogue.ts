@@ -339,6 +339,62 @@ function numbers({ rps, p50, p99, serverUs, kbPerResponse, otherCores }: Figures
   ];
 }
 
+/** The catalogue's figures, checked to hold what the searches measured need (a common word, a miss, a typo, three words). */
+async function checkCatalogue(databaseUrl: string, serviceUrl: string): Promise<{ events: number; markets: number; active: number; with_word: number; version: string }> {
+  const facts = new pg.Client({ connectionString: databaseUrl });
+  await facts.connect();
+  const counts = (
+    await facts.query<{ events: number; markets: number; active: number; with_word: number; version: string }>(
+      `select (select count(*)::int from events) as events, (select count(*)::int from markets) as markets,
+              (select count(*)::int from events where status = 'ACTIVE') as active,
+              (select count(*)::int from events where lower(title) like $1) as with_word,
+              current_setting('server_version') as version`,
+      [`%${WORD}%`],
+    )
+  ).rows[0]!;
+  // Whether a word of some item's searchable text begins with the typo (fields and words separated by spaces).
+  const typoPrefixes = (await facts.query<{ n: number }>(`select count(*)::int as n from (select 1 from events where (' ' || search_text) like $1 union all select 1 from markets where (' ' || search_text) like $1 limit 1) x`, [`% ${TYPO}%`])).rows[0]!.n;
+  await facts.end();
+  if (counts.with_word === 0) throw new Error(`no event title contains '${WORD}'`);
+  if (typoPrefixes > 0) throw new Error(`'${TYPO}' begins a word of the catalogue, so it is no typo`);
+  const found = async (q: string) => (await getJson(`${serviceUrl}/api/search?q=${encodeURIComponent(q)}`)).results.length;
+  if ((await found(MISS)) > 0) throw new Error(`'${MISS}' finds items`);
+  if ((await found(TYPO)) === 0) throw new Error(`'${TYPO}' finds nothing`);
+  if ((await found(WORDS)) === 0) throw new Error(`'${WORDS}' finds nothing`);
+  return counts;
+}
+
+function printLegend(localDatabase: boolean): void {
+  console.log(
+    '\nsrv µs/req: main-thread busy time per answered request (every server runs in this thread, autocannon in a worker);\n' +
+      'KB/resp: bytes of one response, headers included;\n' +
+      `others: cores (of ${availableParallelism()}) kept busy by other processes during the row` +
+      `${localDatabase ? '' : ' (the external PostgreSQL counts among them)'};\n` +
+      "stmts: SQL statements per request (BEGIN, SET and COMMIT included); % baseline: the endpoint's req/s over its baseline's.\n" +
+      `Rows "${processLabel(1)}" and "=2": the service as deployed, a process of its own on the same database (LOG_LEVEL=warn, so\n` +
+      'no access log; with 2, a primary and 2 HTTP workers on one port, each with its own pools), the service of this process stopped;\n' +
+      "their srv µs/req is the CPU time (user + system, from /proc) of all the service's processes per answered request, and\n" +
+      'their others leave those processes out; % baseline: over the same in-process baseline as above; no target on these rows.',
+  );
+}
+
+/** Each row held to its targets (its share of the baseline, its p99, the searches' own). */
+function rowVerdicts(rows: Row[]): Array<{ ok: boolean; text: string }> {
+  const verdicts: Array<{ ok: boolean; text: string }> = [];
+  for (const row of rows) {
+    const { p99, rps } = row.service;
+    if (!row.shareWithoutTarget) {
+      verdicts.push({ ok: row.share >= TARGET_SHARE, text: `${row.name}: ${percent(row.share)} of its baseline's req/s, median of ${row.shares.map(percent).join(', ')} (target >= ${TARGET_SHARE * 100}%)` });
+    }
+    verdicts.push({ ok: p99 < TARGET_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_P99_MS} ms)` });
+    if (row.searchTarget) {
+      verdicts.push({ ok: rps >= TARGET_SEARCH_RPS, text: `${row.name}: ${rps.toFixed(0)} req/s (target >= ${TARGET_SEARCH_RPS})` });
+      verdicts.push({ ok: p99 < TARGET_SEARCH_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_SEARCH_P99_MS} ms)` });
+    }
+  }
+  return verdicts;
+}
+
 runBench('catalogue', async (defer) => {
   const started = performance.now();
   const database = await benchDatabase('bench-catalogue', `catalogue_${EVENTS}`, defer, true);
@@ -359,26 +415,7 @@ runBench('catalogue', async (defer) => {
   const baseline = await listen(baselineApp.app);
   defer(baseline.close);
 
-  const facts = new pg.Client({ connectionString: database.url });
-  await facts.connect();
-  const counts = (
-    await facts.query<{ events: number; markets: number; active: number; with_word: number; version: string }>(
-      `select (select count(*)::int from events) as events, (select count(*)::int from markets) as markets,
-              (select count(*)::int from events where status = 'ACTIVE') as active,
-              (select count(*)::int from events where lower(title) like $1) as with_word,
-              current_setting('server_version') as version`,
-      [`%${WORD}%`],
-    )
-  ).rows[0]!;
-  // Whether a word of some item's searchable text begins with the typo (fields and words separated by spaces).
-  const typoPrefixes = (await facts.query<{ n: number }>(`select count(*)::int as n from (select 1 from events where (' ' || search_text) like $1 union all select 1 from markets where (' ' || search_text) like $1 limit 1) x`, [`% ${TYPO}%`])).rows[0]!.n;
-  await facts.end();
-  if (counts.with_word === 0) throw new Error(`no event title contains '${WORD}'`);
-  if (typoPrefixes > 0) throw new Error(`'${TYPO}' begins a word of the catalogue, so it is no typo`);
-  const found = async (q: string) => (await getJson(`${service.url}/api/search?q=${encodeURIComponent(q)}`)).results.length;
-  if ((await found(MISS)) > 0) throw new Error(`'${MISS}' finds items`);
-  if ((await found(TYPO)) === 0) throw new Error(`'${TYPO}' finds nothing`);
-  if ((await found(WORDS)) === 0) throw new Error(`'${WORDS}' finds nothing`);
+  const counts = await checkCatalogue(database.url, service.url);
 
   log(`walking /events/keyset with limit=${WALK_PAGE} to ${DEPTH.toLocaleString('en')} rows deep`);
   const deep = await walkKeyset(service.url, DEPTH);
@@ -447,17 +484,7 @@ runBench('catalogue', async (defer) => {
       `service log level ${process.env.LOG_LEVEL ?? 'info'} (to /dev/null); baseline pool of ${POOL_MAX} connections\n`,
   );
   printRows(rows, ceilingResult, processRows);
-  console.log(
-    '\nsrv µs/req: main-thread busy time per answered request (every server runs in this thread, autocannon in a worker);\n' +
-      'KB/resp: bytes of one response, headers included;\n' +
-      `others: cores (of ${availableParallelism()}) kept busy by other processes during the row` +
-      `${database.postmasterPid ? '' : ' (the external PostgreSQL counts among them)'};\n` +
-      "stmts: SQL statements per request (BEGIN, SET and COMMIT included); % baseline: the endpoint's req/s over its baseline's.\n" +
-      `Rows "${processLabel(1)}" and "=2": the service as deployed, a process of its own on the same database (LOG_LEVEL=warn, so\n` +
-      'no access log; with 2, a primary and 2 HTTP workers on one port, each with its own pools), the service of this process stopped;\n' +
-      "their srv µs/req is the CPU time (user + system, from /proc) of all the service's processes per answered request, and\n" +
-      'their others leave those processes out; % baseline: over the same in-process baseline as above; no target on these rows.',
-  );
+  printLegend(database.postmasterPid !== undefined);
   const spreads = processRows.filter((row) => row.measured.spread);
   if (spreads.length > 0) {
     console.log(`connections held by each worker during the row (${processLabel(2)}): ${spreads.map((row) => `${row.name} ${row.measured.spread!.join('/')}`).join('; ')}`);
@@ -465,18 +492,7 @@ runBench('catalogue', async (defer) => {
   console.log(`\nsetup ${setupSeconds.toFixed(0)} s (${seededSeconds === undefined ? 'catalogue reused' : `seeded in ${seededSeconds.toFixed(0)} s`}), measuring ${measureSeconds.toFixed(0)} s`);
   if (disturbed > 0) console.log(`WARNING: other work took more than ${DISTURBED_CORES} core during ${disturbed} row(s): measure again on a quiet machine`);
 
-  const verdicts: Array<{ ok: boolean; text: string }> = [];
-  for (const row of rows) {
-    const { p99, rps } = row.service;
-    if (!row.shareWithoutTarget) {
-      verdicts.push({ ok: row.share >= TARGET_SHARE, text: `${row.name}: ${percent(row.share)} of its baseline's req/s, median of ${row.shares.map(percent).join(', ')} (target >= ${TARGET_SHARE * 100}%)` });
-    }
-    verdicts.push({ ok: p99 < TARGET_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_P99_MS} ms)` });
-    if (row.searchTarget) {
-      verdicts.push({ ok: rps >= TARGET_SEARCH_RPS, text: `${row.name}: ${rps.toFixed(0)} req/s (target >= ${TARGET_SEARCH_RPS})` });
-      verdicts.push({ ok: p99 < TARGET_SEARCH_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_SEARCH_P99_MS} ms)` });
-    }
-  }
+  const verdicts = rowVerdicts(rows);
   const first = rows.find((row) => row.name.includes('(first page)'))!;
   const deepRow = rows.find((row) => row.name.includes(' deep)'))!;
   const ratio = deepRow.service.p50 / first.service.p50;

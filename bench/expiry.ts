@@ -51,7 +51,7 @@ runBench('expiry', async (defer) => {
       if (Date.now() - lastHeartbeat > TARGET_MS * 5) throw new Error('the orders were never cancelled');
     } while ((await live()) > 0);
     const observed = Date.now();
-    const row = (await service.db('order_sessions').where({ id: session.heartbeat_id }).first<{ cancelled_at: Date; cancelled_count: number }>('cancelled_at', 'cancelled_count'))!;
+    const row = await service.db('order_sessions').where({ id: session.heartbeat_id }).first<{ cancelled_at: Date; cancelled_count: number }>('cancelled_at', 'cancelled_count');
     const [wrong] = await service.db('orders').where({ account_id: accountId }).whereNot({ cancel_reason: 'heartbeat' }).count('* as n');
     if (Number(wrong!.n) !== 0) throw new Error(`${wrong!.n} orders were not cancelled by the heartbeat expiry`);
     const cancelledAt = row.cancelled_at.getTime();

@@ -237,11 +237,11 @@ export interface ServiceProcess {
   url: string;
   workers: number;
   /** The service's processes: the one given to node, and its HTTP workers when WEB_CONCURRENCY > 1. */
-  pids(): number[];
+  pids: () => number[];
   /** Established connections to the service's port held by each process serving HTTP (Linux /proc, else undefined). */
   connections(): Map<number, number> | undefined;
   /** SIGTERM, then waits for exit code 0 (rejects otherwise; killed after STOP_DEADLINE_MS). Idempotent. */
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 const START_DEADLINE_MS = 60_000;
@@ -393,7 +393,7 @@ async function everyWorkerServes(url: string, primary: number, workers: number):
 // --- servers of the benches' own
 
 /** `app` on a free port of 127.0.0.1, keeping connections alive across the whole run, as the load generators expect. */
-export async function listen(app: Koa): Promise<{ url: string; close(): Promise<void> }> {
+export async function listen(app: Koa): Promise<{ url: string; close: () => Promise<void> }> {
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   server.keepAliveTimeout = 60_000;

@@ -1,5 +1,5 @@
 /* eslint max-lines: ["error", { "max": 500, "skipBlankLines": true, "skipComments": true }] -- its cases share one running service (an embedded PostgreSQL) and its fixtures: a split would start another */
-import { DiagnosticSeverity, Parser } from '@asyncapi/parser';
+import { Parser } from '@asyncapi/parser';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
@@ -417,7 +417,7 @@ describe('the AsyncAPI document', () => {
     // socket may be one the server is closing.
     const served = await api.get('/asyncapi.json');
     const parsed = await new Parser().parse(readFileSync(ASYNCAPI_PATH, 'utf8'));
-    expect(parsed.diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error).map((d) => `${d.code}: ${d.message} at ${d.path.join('.')}`)).toEqual([]);
+    expect(parsed.diagnostics.filter((d) => (d.severity as number) === 0).map((d) => `${d.code}: ${d.message} at ${d.path.join('.')}`)).toEqual([]);
     expect(parsed.document?.version()).toBe('3.0.0');
     expect(served.status).toBe(200);
     expect(served.body).toEqual(asyncapiDocument);
