@@ -1,3 +1,4 @@
+/* eslint max-lines: ["error", { "max": 540, "skipBlankLines": true, "skipComments": true }] -- one benchmark run, its rows beside the setup and the report they share */
 /**
  * npm run bench:orders: order placement and batch cancel through the real service, beside what the same
  * PostgreSQL does with a minimal durable transaction (README, "Tests and benchmarks").
@@ -268,6 +269,7 @@ const cpuCell = (cpu: CpuPerRequest | undefined) => (cpu === undefined ? '-' : `
 
 // --- main
 
+// eslint-disable-next-line max-lines-per-function -- one run: every row reads the setup's accounts, keys, markets and flows, held as its locals
 runBench('orders', async (defer) => {
   const started = performance.now();
   const database = await benchDatabase('bench-orders', 'bench_orders', defer);
