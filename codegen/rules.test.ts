@@ -59,6 +59,10 @@ describe('findContractProblems: API keys, budgets and shared refusals', () => {
     expect(refused(operation(body({ ...counted, properties: { items: { type: 'array', items: {} } } })))).toEqual([message]);
     expect(refused(operation(body({ ...counted, properties: { items: { type: 'string', maxLength: 3 } } })))).toEqual([message]);
     expect(refused(operation(body(counted), 7))).toEqual(['POST /a: x-rate-limit-count must name a property of the request body']);
+    // `/`: the body itself is the array.
+    expect(refused(operation(body(counted.properties.items), '/'))).toEqual([]);
+    expect(refused(operation(body(counted), '/'))).toEqual(["POST /a: x-rate-limit-count '/' must name a required array property, with maxItems, of the required JSON request body"]);
+    expect(refused(operation(body({ type: 'array', items: {} }), '/'))).toHaveLength(1);
   });
 
 });

@@ -104,8 +104,11 @@ function rateLimitProblems(op: ReturnType<typeof listOperations>[number], where:
 /**
  * `x-rate-limit-count: <property>`: the request draws one unit of its budget per item of that array of its
  * JSON body, so the property must be a required array of the body's schema, with a maximum (maxItems) that
- * bounds what one request can take.
+ * bounds what one request can take. `/` names the body itself, which must then be such an array.
  */
+/** The `x-rate-limit-count` that names the request body itself. */
+const BODY = '/';
+
 function rateLimitCountProblems(doc: OpenAPIV3.Document, op: ReturnType<typeof listOperations>[number], where: string): string[] {
   const name = (op.operation as Record<string, unknown>)['x-rate-limit-count'];
   if (name === undefined) return [];
@@ -113,8 +116,8 @@ function rateLimitCountProblems(doc: OpenAPIV3.Document, op: ReturnType<typeof l
   const body = op.operation.requestBody ? resolveRef(doc, op.operation.requestBody) : undefined;
   const media = body?.content?.['application/json'];
   const schema = media?.schema ? resolveRef(doc, media.schema) : undefined;
-  const property = schema?.properties?.[name] ? resolveRef(doc, schema.properties[name]) : undefined;
-  if (!body?.required || !schema?.required?.includes(name) || property?.type !== 'array' || typeof property.maxItems !== 'number') {
+  const property = name === BODY ? schema : schema?.properties?.[name] ? resolveRef(doc, schema.properties[name]) : undefined;
+  if (!body?.required || (name !== BODY && !schema?.required?.includes(name)) || property?.type !== 'array' || typeof property.maxItems !== 'number') {
     return [`${where}: x-rate-limit-count '${name}' must name a required array property, with maxItems, of the required JSON request body`];
   }
   return [];

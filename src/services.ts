@@ -7,6 +7,7 @@ import type { SecretBox } from './domain/api-keys/secret-box.js';
 import { CatalogueAdminService } from './domain/catalogue/admin.js';
 import { SystemService } from './domain/system/service.js';
 import { TradingService } from './domain/trading/service.js';
+import { ClobService } from './domain/clob/service.js';
 import type { TradingActivity } from './domain/trading/transaction.js';
 import { FeedService, type FeedOptions } from './domain/feed/service.js';
 import { OrderSessionService } from './domain/sessions/service.js';
@@ -90,6 +91,7 @@ export function createServices(pools: Pools, config: Config, document: object, e
     catalogueAdmin: new CatalogueAdminService(db, trading.transactions),
     trading,
     sessions: new OrderSessionService(db, trading.transactions, { timeoutSecs: config.heartbeatTimeoutSecs }),
+    clob: new ClobService(db, trading, apiKeys),
     // --- catalogue read services ---
     catalogueEvents: new CatalogueEventService(pools),
     catalogueSeries: new CatalogueSeriesService(db),

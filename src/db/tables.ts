@@ -148,6 +148,10 @@ export interface MarketsRow {
   open_interest: string;
   rewards_min_size: string | null;
   rewards_max_spread: string | null;
+  /** Order-book identifiers (migration 0031): 0x and 64 hex digits; decimal uint256 text. */
+  condition_id: string;
+  yes_token_id: string;
+  no_token_id: string;
   closed_at: Date | null;
   resolved_at: Date | null;
   created_at: Date;
@@ -177,6 +181,12 @@ export interface OrdersRow {
   expiration_ts: Date | null;
   sequence: string;
   cancel_reason: string | null;
+  /** An order-book client's signed order (migration 0031): its EIP-712 hash, maker, salt, nonce and signature; null otherwise. */
+  order_hash: string | null;
+  maker_address: string | null;
+  salt: string | null;
+  nonce: string | null;
+  signature: string | null;
   book_side: BookSide;
   yes_price: string;
   created_at: Date;
@@ -184,12 +194,16 @@ export interface OrdersRow {
 }
 
 /** The orders that rest in the book (a condition on `orders`). */
+/** The columns an order-book client's signed order adds to its order (null on every other order). */
+export type SignedOrderColumn = 'order_hash' | 'maker_address' | 'salt' | 'nonce' | 'signature';
+
 export const LIVE = `status in ('OPEN', 'PARTIAL')`;
 
 export const ORDERS_INSERTED = {
   id: 'uuid', account_id: 'uuid', market_id: 'bigint', side: 'text', action: 'text', price: 'numeric', count: 'numeric', remaining: 'numeric',
   filled: 'numeric', cancelled: 'numeric', status: 'text', time_in_force: 'text', post_only: 'boolean', reduce_only: 'boolean',
   client_order_id: 'text', builder_code: 'text', expiration_ts: 'timestamptz', sequence: 'bigint', cancel_reason: 'text',
+  order_hash: 'text', maker_address: 'text', salt: 'numeric', nonce: 'numeric', signature: 'text',
 } as const satisfies ColumnTypes<OrdersRow>;
 
 export type NewOrder = Pick<OrdersRow, keyof typeof ORDERS_INSERTED>;

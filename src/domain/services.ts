@@ -1,6 +1,7 @@
 import type { AccountService } from './accounts/service.js';
 import type { ApiKeyService } from './api-keys/service.js';
 import type { CatalogueAdminService } from './catalogue/admin.js';
+import type { ClobService } from './clob/service.js';
 import type { CompatEventService } from './catalogue/compat-events.js';
 import type { CompatSeriesService } from './catalogue/compat-series.js';
 import type { CompatTagService } from './catalogue/compat-tags.js';
@@ -28,6 +29,8 @@ export interface Services {
   trading: TradingService;
   /** Order sessions (heartbeat, expiry of sessions) and order scoring. */
   sessions: OrderSessionService;
+  /** The order-book (CLOB) client's market data, order views and signed orders, over trading. */
+  clob: ClobService;
   // --- catalogue read services ---
   catalogueEvents: CatalogueEventService;
   catalogueSeries: CatalogueSeriesService;

@@ -3,6 +3,7 @@ import * as admin from './admin.js';
 import * as apiKeys from './api-keys.js';
 import * as auth from './auth.js';
 import * as catalogueAdmin from './catalogue-admin.js';
+import * as clob from './clob.js';
 import * as system from './system.js';
 import * as catalogue from './catalogue.js';
 import * as compatEvents from './compat-events.js';
@@ -81,6 +82,8 @@ export const handlers: HandlerRegistry = {
   listSettlements: portfolio.listSettlements,
   listTrades: trading.listTrades,
   getMarketOrderbook: trading.getMarketOrderbook,
+  getMarketCandlesticks: trading.getMarketCandlesticks,
+  getMarketsCandlesticks: trading.getMarketsCandlesticks,
   // --- order sessions: heartbeat and order scoring ---
   sendHeartbeat: sessions.sendHeartbeat,
   sendClobHeartbeat: sessions.sendClobHeartbeat,
@@ -89,4 +92,30 @@ export const handlers: HandlerRegistry = {
   checkOrderScoringLegacy: sessions.checkOrderScoringLegacy,
   checkOrdersScoring: sessions.checkOrdersScoring,
   checkOrdersScoringList: sessions.checkOrdersScoringList,
+  // --- order-book (CLOB) client: market data, orders, signed placement
+  getClobBook: clob.getClobBook,
+  getClobBooks: clob.getClobBooks,
+  getClobMidpoint: clob.getClobMidpoint,
+  getClobMidpoints: clob.getClobMidpoints,
+  getClobPrice: clob.getClobPrice,
+  getClobPrices: clob.getClobPrices,
+  getClobSpread: clob.getClobSpread,
+  getClobSpreads: clob.getClobSpreads,
+  getClobLastTradePrice: clob.getClobLastTradePrice,
+  getClobLastTradesPrices: clob.getClobLastTradesPrices,
+  getClobTickSize: clob.getClobTickSize,
+  getClobNegRisk: clob.getClobNegRisk,
+  getClobPricesHistory: clob.getClobPricesHistory,
+  getClobFeeRate: clob.getClobFeeRate,
+  getClobTime: clob.getClobTime,
+  listClobMarkets: clob.listClobMarkets,
+  getClobMarket: clob.getClobMarket,
+  listClobOpenOrders: clob.listClobOpenOrders,
+  getClobOrder: clob.getClobOrder,
+  listClobTrades: clob.listClobTrades,
+  cancelAllClobOrders: clob.cancelAllClobOrders,
+  cancelClobMarketOrders: clob.cancelClobMarketOrders,
+  cancelClobOrders: clob.cancelClobOrders,
+  placeClobOrder: clob.placeClobOrder,
+  placeClobOrders: clob.placeClobOrders,
 };

@@ -7,6 +7,7 @@ import { bodyCheckOf } from './body-check.js';
 import type { Handler } from './types.js';
 import {
   presentBatchCancelItem,
+  presentCandle,
   presentPlacedOrderItem,
   type PresentableOutcome,
   presentOrder,
@@ -152,3 +153,16 @@ export const getMarketOrderbook: Handler<'getMarketOrderbook'> = async ({ params
   status: 200,
   body: { orderbook: presentOrderbook(await services.trading.getOrderbook(params.ticker)) },
 });
+
+/** start_ts, end_ts and period_interval as the trading service takes them. */
+const candleRequest = (query: { start_ts: number; end_ts: number; period_interval: number }) => ({ start: query.start_ts, end: query.end_ts, period: query.period_interval });
+
+export const getMarketCandlesticks: Handler<'getMarketCandlesticks'> = async ({ params, query }, { services }) => {
+  const { ticker, candles } = await services.trading.getMarketCandles(params.series_ticker, params.ticker, candleRequest(query));
+  return { status: 200, body: { ticker, candlesticks: candles.map(presentCandle) } };
+};
+
+export const getMarketsCandlesticks: Handler<'getMarketsCandlesticks'> = async ({ query }, { services }) => {
+  const markets = await services.trading.getMarketsCandles(query.market_tickers, candleRequest(query));
+  return { status: 200, body: { markets: markets.map((m) => ({ market_ticker: m.ticker, candlesticks: m.candles.map(presentCandle) })) } };
+};

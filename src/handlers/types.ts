@@ -2,6 +2,7 @@ import type { Context as KoaContext } from 'koa';
 import type { operations } from '../generated/api-types.js';
 import type { HandlerName } from '../generated/operations.js';
 import type { Account } from '../domain/accounts/service.js';
+import type { KeyPrincipal } from '../domain/api-keys/service.js';
 import type { Services } from '../domain/services.js';
 
 type Op<K extends keyof operations> = operations[K];
@@ -20,6 +21,8 @@ export interface ApiRequest<K extends keyof operations> {
   body: JsonOf<NonNullable<Get<Op<K>, 'requestBody'>>>;
   /** The authenticated account, on operations with a security requirement. */
   account: Account | undefined;
+  /** The API key that signed the request, if one did. */
+  apiKey: KeyPrincipal | undefined;
   /** The Bearer token as sent, for operations that act on the session itself. */
   token: string | undefined;
   requestId: string;

@@ -67,6 +67,9 @@ export const presentMarket = (market: CatalogueMarket): Schemas['Market'] => ({
   result: market.result,
   rewardsMinSize: market.rewards_min_size === null ? null : decimal(market.rewards_min_size),
   rewardsMaxSpread: market.rewards_max_spread === null ? null : decimal(market.rewards_max_spread),
+  conditionId: market.condition_id,
+  yesTokenId: market.yes_token_id,
+  noTokenId: market.no_token_id,
   createdAt: isoZ(market.created_at),
   updatedAt: isoZ(market.updated_at),
 });

@@ -11,6 +11,7 @@ import type {
   TradeView,
 } from '../domain/trading/views.js';
 import type { DomainError } from '../domain/errors.js';
+import type { Candle, QuoteRange } from '../domain/trading/candles.js';
 import type { components } from '../generated/api-types.js';
 import { STATUS_BY_CODE } from './errors.js';
 
@@ -67,3 +68,27 @@ export const presentSettlement = (settlement: Exactly<SettlementView, Schemas['S
 export const presentTrade = (trade: Exactly<TradeView, Schemas['Trade']>): Schemas['Trade'] => trade;
 
 export const presentOrderbook = (book: Exactly<OrderbookView, Schemas['Orderbook']>): Schemas['Orderbook'] => book;
+
+/** A candle in Kalshi's shape: prices as `*_dollars`, counts as `*_fp`. */
+export function presentCandle(candle: Candle): Schemas['MarketCandlestick'] {
+  const quote = (q: QuoteRange): Schemas['CandleQuote'] => ({ open_dollars: q.open, low_dollars: q.low, high_dollars: q.high, close_dollars: q.close });
+  const price: Schemas['CandlePrice'] = {};
+  if (candle.price) {
+    Object.assign(price, {
+      open_dollars: candle.price.open,
+      low_dollars: candle.price.low,
+      high_dollars: candle.price.high,
+      close_dollars: candle.price.close,
+      mean_dollars: candle.price.mean,
+    });
+  }
+  if (candle.previous !== undefined) price.previous_dollars = candle.previous;
+  return {
+    end_period_ts: candle.end,
+    yes_bid: quote(candle.yesBid),
+    yes_ask: quote(candle.yesAsk),
+    price,
+    volume_fp: candle.volume,
+    open_interest_fp: candle.openInterest,
+  };
+}

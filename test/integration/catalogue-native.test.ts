@@ -647,6 +647,9 @@ describe('GET /api/markets/{ticker}', () => {
       result: null,
       rewardsMinSize: null,
       rewardsMaxSpread: null,
+      conditionId: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      yesTokenId: expect.stringMatching(/^[0-9]{1,78}$/),
+      noTokenId: expect.stringMatching(/^[0-9]{1,78}$/),
       createdAt: '2020-01-01T00:00:00.123Z',
       updatedAt: '2020-01-01T00:00:00.123Z',
     });

@@ -164,7 +164,8 @@ describe('deployment', () => {
     expect(await exitOf(first.child)).toBe(0);
   }, 60_000);
 
-  it.each([
+  // Each a process of its own that stops at the configuration: all at once.
+  it.concurrent.for([
     [{ DATABASE_URL: 'localhost:5432/dots' }, 'DATABASE_URL must start with postgres:// or postgresql://'],
     [{ DATABASE_URL: 'postgres://' }, 'DATABASE_URL names no host'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent'],
@@ -173,7 +174,7 @@ describe('deployment', () => {
     [{ SEED: 'all' }, "SEED must be 'demo' or 'none'"],
     [{ PORT: '-1' }, 'PORT must be a whole number from 0 to 65535'],
     [{ BUILDER_TAKER_FEE_BPS: '3' }, 'BUILDER_TAKER_FEE_BPS=3 is refused'],
-  ])('refuses %j with exit code 2 and says why', async (env, message) => {
+  ] as const)('refuses %j with exit code 2 and says why', async ([env, message], { expect }) => {
     const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -238,7 +239,7 @@ describe('deployment', () => {
   it('starts from a built tree installed without devDependencies (npm ci --omit=dev)', async () => {
     const dir = await tempDir('dots-prod-', 0o755);
     copyProject(dir, false);
-    execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'pipe', timeout: 240_000 });
+    execFileSync('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'pipe', timeout: 240_000 });
     expect(existsSync(path.join(dir, 'node_modules', 'koa'))).toBe(true);
     for (const devDependency of ['tsx', 'typescript', 'vitest']) expect(existsSync(path.join(dir, 'node_modules', devDependency))).toBe(false);
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/knex.js';
@@ -68,6 +68,29 @@ describe('migrations', () => {
     expect(await migrateLatest(db)).toEqual(undone);
     expect(undone.slice(0, 2)).toEqual(['0025_feed_events_as_one_document', '0026_feed_events_uncompressed']);
     expect(await state()).toEqual(current);
+  });
+
+  it('give markets their order-book identifiers from their id and ticker: existing ones when migrated, new ones whatever is sent', async () => {
+    const db = open(await emptyDatabase());
+    await migrateLatest(db);
+    await rollbackTo(db, '0030_market_candles');
+    const [category] = await db('categories').insert({ slug: 'ot', name: 'Outcome tokens' }).returning('id');
+    const [series] = await db('series').insert({ ticker: 'OT', slug: 'ot', title: 'Outcome tokens', category_id: category.id, frequency: 'weekly' }).returning('id');
+    const [event] = await db('events')
+      .insert({ ticker: 'OT-1', slug: 'ot-1', series_id: series.id, title: 'Tokens', start_date: new Date(), strike_date: new Date(Date.now() + 86_400_000) })
+      .returning('id');
+    await db('markets').insert({ ticker: 'OT-1-A', event_id: event.id, title: 'Before' });
+    await migrateLatest(db);
+    const derived = (id: string, ticker: string) => {
+      const condition = createHash('sha256').update(`dots-exchange/condition/${id}/${ticker}`).digest();
+      const token = (outcome: string) => BigInt(`0x${createHash('sha256').update(Buffer.concat([condition, Buffer.from(outcome)])).digest('hex')}`).toString();
+      return { id, condition_id: `0x${condition.toString('hex')}`, yes_token_id: token('YES'), no_token_id: token('NO') };
+    };
+    const columns = ['id', 'condition_id', 'yes_token_id', 'no_token_id'];
+    const before = await db('markets').where({ ticker: 'OT-1-A' }).first(columns);
+    expect(before).toEqual(derived(String(before.id), 'OT-1-A'));
+    const [after] = await db('markets').insert({ ticker: 'OT-1-B', event_id: event.id, title: 'After', condition_id: '0x00', yes_token_id: '1', no_token_id: '2' }).returning(columns);
+    expect(after).toEqual(derived(String(after.id), 'OT-1-B'));
   });
 
   it('leave emoji out of the searchable text, the rows that held them written again (children too); undone, they return', async () => {

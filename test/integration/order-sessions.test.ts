@@ -49,7 +49,7 @@ async function newMarket(rewards?: { rewards_min_size: string; rewards_max_sprea
   return ticker;
 }
 
-const account = async (service = api): Promise<string> => (await service.register()).token;
+const account = async (service = api): Promise<string> => (await service.account()).token;
 
 async function order(token: string, body: Record<string, unknown>, service = api): Promise<Record<string, any>> {
   const response = await service.post('/api/portfolio/orders', body, { token });

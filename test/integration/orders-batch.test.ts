@@ -31,7 +31,7 @@ afterAll(async () => {
   await api.stop();
 });
 
-const account = async () => (await api.register()).token;
+const account = async () => (await api.account()).token;
 const placeBatch = (token: string, orders: unknown[]): Promise<ApiResponse> => api.post(BATCH, { orders }, { token });
 
 /** The batch's items, which must have been answered 201. */

@@ -28,7 +28,7 @@ async function resolve(ticker: string, result: 'yes' | 'no' | 'invalid'): Promis
   expect((await api.post(`/api/admin/markets/${ticker}/resolve`, { result }, { token: admin })).status).toBe(200);
 }
 
-const account = async (): Promise<string> => (await api.register()).token;
+const account = async (): Promise<string> => (await api.account()).token;
 
 async function order(token: string, body: Record<string, unknown>): Promise<Record<string, any>> {
   const response = await api.post('/api/portfolio/orders', body, { token });

@@ -1,5 +1,5 @@
 /* eslint max-lines: ["error", { "max": 850, "skipBlankLines": true, "skipComments": true }] -- its cases share one running service (an embedded PostgreSQL) and its fixtures: a split would start another */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogueAdminService } from '../../src/domain/catalogue/admin.js';
@@ -34,8 +34,7 @@ beforeAll(async () => {
 afterAll(() => api.stop());
 
 async function newAccount(): Promise<string> {
-  const { account } = await services.accounts.register({ email: `t-${randomBytes(5).toString('hex')}@example.com`, password: 'correct-horse-battery' });
-  return account.id;
+  return (await api.account()).user.id;
 }
 
 async function newMarket(): Promise<{ id: string; ticker: string; event: string }> {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,11 +18,13 @@ declare module 'vitest' {
 const TEMPLATE = 'dots_test_template';
 
 /**
- * Once per run: a PostgreSQL (embedded in a temp dir, or TEST_DATABASE_URL) with a migrated template
- * database. Each test file then gets its own copy (`create database ... template`), so files never
- * see each other's rows.
+ * Once per run: dist/ brought up to date (the service processes the tests spawn run it, as `npm start`
+ * does; nothing to do after `npm run build`), and a PostgreSQL (embedded in a temp dir, or
+ * TEST_DATABASE_URL) with a migrated template database. Each test file then gets its own copy
+ * (`create database ... template`), so files never see each other's rows.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  execFileSync(process.execPath, ['codegen/build.mjs', '--if-stale'], { stdio: 'inherit' });
   let embedded: EmbeddedDatabase | undefined;
   let dataDir: string | undefined;
   let serverUrl = process.env.TEST_DATABASE_URL;

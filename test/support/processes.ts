@@ -9,14 +9,14 @@ export interface StartedService {
 }
 
 /**
- * Spawns `src/main.ts` with the given environment, as `npm start` runs it but in one process (node with
- * tsx's loader, not the tsx CLI, which would put a second process between a signal and the service).
+ * Spawns the compiled service (`dist/main.js`, kept current by the integration setup) with the given
+ * environment, as `npm start` runs it but without npm between a signal and the service.
  */
 export function spawnMain(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', SEED: 'none', ...UNLIMITED, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, ['dist/main.js'], { env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', SEED: 'none', ...UNLIMITED, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-/** Runs `src/main.ts` as `npm start` does and waits for its "listening" line. */
+/** Runs `dist/main.js` as `npm start` does and waits for its "listening" line. */
 export function startMain(env: Record<string, string>): Promise<StartedService> {
   return listening(spawnMain(env));
 }

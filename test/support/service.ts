@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
+import * as accounts from '../../src/db/repositories/accounts.js';
+import { generateToken, hashToken } from '../../src/domain/accounts/tokens.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { ContractChecker } from './contract.js';
@@ -123,6 +125,7 @@ export class TestService extends ApiClient {
   private constructor(
     readonly service: RunningService,
     readonly databaseUrl: string,
+    private readonly config: Config,
   ) {
     super(service.url);
   }
@@ -133,11 +136,28 @@ export class TestService extends ApiClient {
     const config: Config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, SEED: 'none', ...UNLIMITED, ...env });
     const service = await startService(config, createLogger(config.logLevel));
     await service.ready;
-    return new TestService(service, databaseUrl);
+    return new TestService(service, databaseUrl, config);
   }
 
   get db() {
     return this.service.db;
+  }
+
+  /**
+   * A USER account with the opening balance and a session, written as registration writes them but without a
+   * password: for the tests that need many accounts and do not test registration, whose time is mostly the
+   * hashing of the password.
+   */
+  async account(): Promise<{ token: string; user: { id: string; email: string; role: string } }> {
+    const name = `user_${randomBytes(5).toString('hex')}`;
+    const token = generateToken();
+    const user = await this.db.transaction(async (tx) => {
+      const row = await accounts.insertUser(tx, { email: `${name}@example.com`, username: name, name: '', passwordHash: null, role: 'USER' });
+      await accounts.grantOpeningBalance(tx, row.id, this.config.startingBalance);
+      await accounts.insertSession(tx, { userId: row.id, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + this.config.tokenTtlSecs * 1000) });
+      return row;
+    });
+    return { token, user: { id: user.id, email: user.email, role: user.role } };
   }
 
   async stop(): Promise<void> {

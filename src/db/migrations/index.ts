@@ -27,6 +27,8 @@ import * as m0026 from './0026_feed_events_uncompressed.js';
 import * as m0027 from './0027_search_words_without_symbols.js';
 import * as m0028 from './0028_builder_code_check_without_regex.js';
 import * as m0029 from './0029_trading_records_without_foreign_keys.js';
+import * as m0030 from './0030_market_candles.js';
+import * as m0031 from './0031_outcome_tokens.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -61,4 +63,6 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0027_search_words_without_symbols', migration: m0027 },
   { name: '0028_builder_code_check_without_regex', migration: m0028 },
   { name: '0029_trading_records_without_foreign_keys', migration: m0029 },
+  { name: '0030_market_candles', migration: m0030 },
+  { name: '0031_outcome_tokens', migration: m0031 },
 ];

@@ -8,6 +8,7 @@ import {
   type OrdersRow,
   type PositionsRow,
   type SettlementsRow,
+  type SignedOrderColumn,
   type TradesRow,
 } from '../tables.js';
 import type { TradingMarketRecord } from './trading-statements.js';
@@ -32,7 +33,7 @@ export interface OrderRecord extends Omit<OrdersRow, 'book_side' | 'yes_price'> 
 }
 
 /** An order's row as a write returned it, but for the columns generated from side, action and price. */
-export type ChangedOrderRecord = Omit<OrdersRow, 'book_side' | 'yes_price'>;
+export type ChangedOrderRecord = Omit<OrdersRow, 'book_side' | 'yes_price' | SignedOrderColumn>;
 
 export type PositionRecord = PositionsRow & { ticker: string };
 export type FillRecord = FillsRow & { ticker: string };

@@ -64,6 +64,8 @@ export interface KeyPrincipal {
   account: Account;
   keyId: string;
   scopes: readonly ApiKeyScope[];
+  /** The address an order-book key is bound to (lower case). */
+  address?: string;
 }
 
 interface CachedKey {
@@ -274,7 +276,7 @@ export class ApiKeyService {
     // signature alone identifies the request, so that it cannot be replayed under another query.
     const replayParts = (requestPath: string) => ['hmac', key.id, headers.timestamp, method, requestPath, ...(method === 'GET' || method === 'HEAD' ? [query] : [])];
     return {
-      principal: { account: key.account, keyId: key.id, scopes: key.scopes },
+      principal: { account: key.account, keyId: key.id, scopes: key.scopes, address: key.address },
       verify: (body) => {
         // Compared as text with the one spelling a client sends (URL-safe, padded); remembered under the
         // request path it was signed for, the same whichever path (relative or full) the request reached.
@@ -298,7 +300,7 @@ export class ApiKeyService {
   #accepted(key: CachedKey, digest: Buffer, issuedAtMs: number): SignatureCheck {
     this.#touch(key.id);
     return {
-      principal: { account: key.account, keyId: key.id, scopes: key.scopes },
+      principal: { account: key.account, keyId: key.id, scopes: key.scopes, address: key.address },
       replayDigest: digest,
       // A signature is refused as stale once its timestamp leaves the window: it need not be remembered longer.
       expiresAt: new Date(issuedAtMs + this.settings.windowSecs * 1000 + 1000),

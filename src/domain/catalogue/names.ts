@@ -11,3 +11,9 @@ export const tickerKey = (value: string): string | undefined => (canName(value) 
 
 /** Slugs are stored lower-case. */
 export const slugKey = (value: string): string | undefined => (canName(value) ? value.toLowerCase() : undefined);
+
+/**
+ * A market reference as markets are found by it: tickers are stored upper-case (and ids are digits), so
+ * upper-casing matches every ticker case-insensitively, as the catalogue does.
+ */
+export const marketRefOf = (ref: string): string => ref.toUpperCase();

@@ -40,7 +40,7 @@ export type CatalogueEvent = Pick<
 export type MarketSummary = Pick<MarketRecord, 'id' | 'ticker' | 'event_ticker' | 'title' | 'status' | 'last_yes_price' | 'last_no_price' | 'volume' | 'liquidity'>;
 
 /** A native market with its event's ticker, figures and reward settings. */
-export type CatalogueMarket = MarketSummary & Pick<MarketRecord, 'open_interest' | 'result' | 'rewards_min_size' | 'rewards_max_spread' | 'created_at' | 'updated_at'>;
+export type CatalogueMarket = MarketSummary & Pick<MarketRecord, 'open_interest' | 'result' | 'rewards_min_size' | 'rewards_max_spread' | 'condition_id' | 'yes_token_id' | 'no_token_id' | 'created_at' | 'updated_at'>;
 
 /** Counts, sums and YES-price rollups over the markets of one event (the averages null when no market has a last YES price). */
 export type EventAnalytics = Omit<EventAnalyticsRecord, 'event_id'>;

@@ -1,4 +1,6 @@
 import type { Action, OrderStatus, Outcome, TimeInForce } from '../../db/tables.js';
+import type { SignedRecord } from '../clob/signed-order.js';
+import { marketRefOf } from '../catalogue/names.js';
 import { clip, DomainError, invalid } from '../errors.js';
 import { parseCountLots, parsePriceTicks } from './money.js';
 import type { PlaceOrderInput, PreviewInput } from './types.js';
@@ -38,6 +40,8 @@ export interface Placement extends OrderTerms {
   postOnly: boolean;
   reduceOnly: boolean;
   expiration: Date | null;
+  /** What an order-book client's signed order was signed with, when it is one. */
+  signed?: SignedRecord;
 }
 
 const field = (path: string, message: string) => invalid(message, [{ location: 'body', path, message }]);
@@ -78,12 +82,6 @@ export function checkFeesAreZero(input: Partial<Record<(typeof FEE_FIELDS)[numbe
     if (!isZeroFee(input[name])) throw field(name, `${name} must be 0: the exchange is fee-free, got ${JSON.stringify(clip(input[name]))}`);
   }
 }
-
-/**
- * A market reference as markets are found by it: tickers are stored upper-case (and ids are digits), so
- * upper-casing matches every ticker case-insensitively, as the catalogue does.
- */
-export const marketRefOf = (ref: string): string => ref.toUpperCase();
 
 export function parseTerms(input: PreviewInput): OrderTerms {
   checkFeesAreZero(input);
@@ -127,7 +125,7 @@ export function parsePlacement(input: PlaceOrderInput, now: Date): Placement {
     expiration = timestampOf(input.expiration_ts);
     if (expiration.getTime() <= now.getTime()) throw field('expiration_ts', 'expiration_ts must be in the future');
   }
-  return { ...terms, timeInForce, clientOrderId, postOnly, reduceOnly, expiration };
+  return { ...terms, timeInForce, clientOrderId, postOnly, reduceOnly, expiration, ...(input.signed ? { signed: input.signed } : {}) };
 }
 
 /** RFC 3339 (with an offset or Z), or whole Unix seconds as Kalshi clients send them. */

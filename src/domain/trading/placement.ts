@@ -240,5 +240,10 @@ function newOrderRow(
     expiration_ts: order.expiration,
     sequence,
     cancel_reason: cancelReason,
+    order_hash: order.signed?.orderHash ?? null,
+    maker_address: order.signed?.makerAddress ?? null,
+    salt: order.signed?.salt ?? null,
+    nonce: order.signed?.nonce ?? null,
+    signature: order.signed?.signature ?? null,
   };
 }

@@ -2,7 +2,8 @@ import type { Queryable } from '../../db/knex.js';
 import * as repo from '../../db/repositories/trading.js';
 import { clip, conflict, notFound } from '../errors.js';
 import { decodeCursor, encodeCursor, splitPage } from '../pagination/cursor.js';
-import { marketRefOf, orderIdOf, pageLimit, parseStatuses, parseTerms } from './input.js';
+import { marketRefOf } from '../catalogue/names.js';
+import { orderIdOf, pageLimit, parseStatuses, parseTerms } from './input.js';
 import { formatLots, formatMicroDots, formatMoney, formatTicks, lotsOf, microOf, notionalMicroDots } from './money.js';
 import type { CursorPage, ListOrdersInput, PreviewInput } from './types.js';
 import {

@@ -2,6 +2,7 @@ import type { Db } from '../../db/knex.js';
 import { cancelAllOrders, cancelOrder, cancelOrders } from './commands/cancel.js';
 import { decreaseOrder } from './commands/decrease.js';
 import { expireOrders } from './commands/expire.js';
+import { getMarketCandles, getMarketsCandles, priceHistory, type CandleRequest } from './candles.js';
 import { OrderPlacement } from './commands/place.js';
 import * as queries from './queries.js';
 import { EventRollups } from './rollups.js';
@@ -65,6 +66,10 @@ export class TradingService implements Trading {
   listSettlements = (accountId: string, input: CursorPage) => queries.listSettlements(this.db, accountId, input);
   listTrades = (input: CursorPage) => queries.listTrades(this.db, input);
   getOrderbook = (ticker: string) => queries.getOrderbook(this.db, ticker, this.#now());
+  getMarketCandles = (seriesTicker: string, ticker: string, request: CandleRequest) => getMarketCandles(this.db, seriesTicker, ticker, request, this.#now());
+  getMarketsCandles = (tickers: readonly string[], request: CandleRequest) => getMarketsCandles(this.db, tickers, request, this.#now());
+  /** A market's (ticker or id) last trade price per period of `fidelity` minutes ending in [start, end] (Unix seconds): candles.ts. */
+  priceHistory = (market: string, range: { start: number; end: number }, fidelity: number) => priceHistory(this.db, market, range, fidelity, this.#now());
 
   // --- after commit
 

@@ -4,7 +4,7 @@ import * as repo from '../../db/repositories/trading.js';
 import { outboxEntries, type BookRemoval, type OutboxEntry, type PlacedOrder } from '../feed/outbox.js';
 import type { FeedRecord } from '../feed/types.js';
 import type { CancelReason, Changeset } from './changes.js';
-import { formatLots, formatMicroDots, formatTicks, microOf, TICKS_PER_DOT } from './money.js';
+import { formatLots, formatMicroDots, formatTicks, microOf, notionalMicroDots, TICKS_PER_DOT } from './money.js';
 import { insertedRows, type PlacementWrite } from './placement.js';
 import type { EventRollups } from './rollups.js';
 import type { BalancesRow, FillRole } from '../../db/tables.js';
@@ -217,11 +217,22 @@ export class TradingTransaction {
 const lockedBalances = (rows: ReadonlyArray<Pick<BalancesRow, 'user_id' | 'cash' | 'reserved'>>): LockedBalances =>
   new Map(rows.map((r) => [r.user_id, { cash: microOf(r.cash), reserved: microOf(r.reserved) }]));
 
-/** The markets' figures a Changeset changes (those it leaves as they were are not written). */
+/**
+ * The markets' figures a Changeset changes (those it leaves as they were are not written), with what their
+ * candles take from its trades: open, high, low and close, and price x contracts.
+ */
 function marketWrites(changes: Changeset): MarketWrite[] {
+  const trades = new Map<string, { open: number; high: number; low: number; close: number; priceVolume: bigint }>();
+  for (const { marketId, fill } of changes.trades) {
+    const t = trades.get(marketId);
+    const notional = notionalMicroDots(fill.yesPrice, fill.lots);
+    if (!t) trades.set(marketId, { open: fill.yesPrice, high: fill.yesPrice, low: fill.yesPrice, close: fill.yesPrice, priceVolume: notional });
+    else Object.assign(t, { high: Math.max(t.high, fill.yesPrice), low: Math.min(t.low, fill.yesPrice), close: fill.yesPrice, priceVolume: t.priceVolume + notional });
+  }
   const markets: MarketWrite[] = [];
   for (const [marketId, m] of changes.markets) {
     if (m.volume === 0n && m.liquidity === 0n && m.openInterest === 0n && m.lastYesPrice === undefined) continue;
+    const t = trades.get(marketId);
     markets.push({
       marketId,
       volume: formatLots(m.volume),
@@ -229,6 +240,7 @@ function marketWrites(changes: Changeset): MarketWrite[] {
       openInterest: formatLots(m.openInterest),
       lastYesPrice: m.lastYesPrice === undefined ? undefined : formatTicks(m.lastYesPrice),
       lastNoPrice: m.lastYesPrice === undefined ? undefined : formatTicks(TICKS_PER_DOT - m.lastYesPrice),
+      ...(t && { open: formatTicks(t.open), high: formatTicks(t.high), low: formatTicks(t.low), close: formatTicks(t.close), priceVolume: formatMicroDots(t.priceVolume) }),
     });
   }
   return markets;

@@ -2,6 +2,8 @@
  * What trading takes (as clients send it) and the operations it offers; what it gives back is in views.ts.
  */
 import type { Action, OrderStatus, Outcome, TimeInForce } from '../../db/tables.js';
+import type { SignedRecord } from '../clob/signed-order.js';
+import type { Candle, CandleRequest, PricePoint } from './candles.js';
 import type {
   BalanceView,
   BatchCancelItem,
@@ -41,6 +43,11 @@ export interface PlaceOrderInput extends PreviewInput {
   reduce_only?: boolean;
   /** RFC 3339, in the future. */
   expiration_ts?: string;
+  /**
+   * What an order-book client's signed order was signed with (src/domain/clob/), kept on the order. Set by the
+   * service only: the placement schemas allow no such field on the wire.
+   */
+  signed?: SignedRecord;
 }
 
 export interface ListOrdersInput {
@@ -84,4 +91,14 @@ export interface Trading {
   listSettlements(accountId: string, input: CursorPage): Promise<{ cursor: string | null; settlements: SettlementView[] }>;
   listTrades(input: CursorPage): Promise<{ cursor: string | null; trades: TradeView[] }>;
   getOrderbook(ticker: string): Promise<OrderbookView>;
+  /** A market's candles (candles.ts): not_found when it is unknown or not in the series; invalid_request for a bad range. */
+  getMarketCandles(seriesTicker: string, ticker: string, request: CandleRequest): Promise<{ ticker: string; candles: Candle[] }>;
+  /** Several markets' candles over one range, in the order given (each once). */
+  getMarketsCandles(tickers: readonly string[], request: CandleRequest): Promise<Array<{ ticker: string; candles: Candle[] }>>;
+  /**
+   * A market's (ticker or id) price history: per period of `fidelity` minutes ending in [start, end] (Unix
+   * seconds), `t` its end and `p` the last trade's YES price by then (decimal string), from the market's first
+   * trade on. invalid_request when start > end or beyond MAX_PERIODS periods, not_found for an unknown market.
+   */
+  priceHistory(market: string, range: { start: number; end: number }, fidelity: number): Promise<PricePoint[]>;
 }

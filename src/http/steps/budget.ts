@@ -53,7 +53,10 @@ export function signedBudget(take: Budget, session: AuthScheme, keys: readonly A
  */
 export function countedBudget(take: Budget): Step {
   return ({ koa, route, caller, request }) => {
-    const counted = route.entry.rateLimitCount ? (request.body as Record<string, unknown[]>)[route.entry.rateLimitCount]!.length : 1;
+    const { rateLimitCount } = route.entry;
+    // `/`: the body is the array itself.
+    const items = rateLimitCount === '/' ? request.body : (request.body as Record<string, unknown> | undefined)?.[rateLimitCount ?? ''];
+    const counted = rateLimitCount ? (items as unknown[]).length : 1;
     return counted <= 1 || take(koa, route.limitClass, caller, counted - 1, counted);
   };
 }

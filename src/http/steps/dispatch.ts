@@ -21,6 +21,7 @@ export function dispatch(services: Services, clients: ClientAddressing): Step {
       query: clampQuery(query, route.clampMaxima),
       body: request.body as unknown,
       account: caller.account,
+      apiKey: caller.key,
       token: caller.token,
       requestId: (koa.state.requestId as string | undefined) ?? '',
       clientAddress: route.limitClass === 'login' || route.limitClass === 'registration' ? clientAddress(koa.req, clients) : undefined,

@@ -1,7 +1,8 @@
 import * as repo from '../../../db/repositories/trading.js';
 import { clip, conflict, invalid, notFound } from '../../errors.js';
 import { Changeset, liveOrderOf, type CancelReason } from '../changes.js';
-import { marketRefOf, orderIdOf } from '../input.js';
+import { marketRefOf } from '../../catalogue/names.js';
+import { orderIdOf } from '../input.js';
 import type { TradingTransaction, TradingTransactions } from '../transaction.js';
 import type { BatchCancelItem } from '../views.js';
 

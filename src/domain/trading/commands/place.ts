@@ -19,6 +19,7 @@ const stateOnceMade = (row: NewOrder) => ({
 
 const UNIQUE_VIOLATION = '23505';
 const CLIENT_ORDER_ID_INDEX = 'orders_account_client_order_id_unique';
+const ORDER_HASH_INDEX = 'orders_order_hash_unique';
 /**
  * Placements made in one transaction at most; a batch placement (placeMany) always fits whole, and five of
  * 20 share one transaction (the COMMIT and the markets' locks are most of a transaction's fixed cost).
@@ -94,6 +95,10 @@ export class OrderPlacement {
         // Two placements with one client_order_id racing past the check: the unique index decides.
         if (error.code === UNIQUE_VIOLATION && error.constraint === CLIENT_ORDER_ID_INDEX) {
           return [{ error: conflict(`client_order_id '${item.order.clientOrderId}' is already used by another order of this account`) }];
+        }
+        // A signed order placed at once by two accounts whose keys are bound to its signer.
+        if (error.code === UNIQUE_VIOLATION && error.constraint === ORDER_HASH_INDEX) {
+          return [{ error: conflict(`this signed order (hash ${item.order.signed?.orderHash}) was placed before: sign a new one (a new salt)`) }];
         }
         return [{ error }];
       });
