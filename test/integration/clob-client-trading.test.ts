@@ -113,7 +113,7 @@ describe('@polymarket/clob-client trading', () => {
     expect(await alice.client.getTickSize(market.yesTokenId)).toBe('0.01');
     expect(await alice.client.getNegRisk(market.noTokenId)).toBe(false);
     expect(await alice.client.getFeeRateBps(market.yesTokenId)).toBe(0);
-    const time = (await alice.client.getServerTime());
+    const time = await alice.client.getServerTime();
     expect(Math.abs(time - Date.now() / 1000)).toBeLessThan(60);
 
     const unknown = (await alice.client.getMidpoint('12345')) as unknown as { status: number; error: { code: string } };
