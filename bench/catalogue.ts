@@ -32,7 +32,6 @@ import { performance } from 'node:perf_hooks';
 import Koa from 'koa';
 import pg from 'pg';
 import { createDb, type Db } from '../src/db/knex.js';
-import type { Pools } from '../src/db/pools.js';
 import { migrateLatest } from '../src/db/migrate.js';
 import { generateCatalogue } from '../src/db/seed/generator.js';
 import type { RunningService } from '../src/server.js';
@@ -275,7 +274,7 @@ async function countStatements(service: RunningService, url: string): Promise<nu
   const listener = () => {
     if (captureContext.getStore() === token) count++;
   };
-  const pools = Object.values(service.pools as Record<keyof Pools, Db>);
+  const pools = Object.values(service.pools as Record<keyof RunningService['pools'], Db>);
   service.server.prependListener('request', mark);
   for (const db of pools) db.on('query', listener);
   try {
