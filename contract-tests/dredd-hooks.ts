@@ -153,7 +153,7 @@ let setupError: string | undefined;
 const RUN = crypto.randomBytes(3).toString('hex');
 let counter = 0;
 const suffix = () => `${RUN}${(counter += 1)}`;
-const ending = (base: unknown, fallback: string, end: string, max: number) => `${String(base || fallback).slice(0, max - end.length)}${end}`;
+const ending = (base: unknown, fallback: string, end: string, max: number) => `${(typeof base === 'string' && base) || fallback}`.slice(0, max - end.length) + end;
 /** Identifiers no other run or transaction uses, within the document's patterns and lengths; addresses of 198.18.0.0/15. */
 const unique = {
   email: () => `contract-${suffix()}@example.com`,
@@ -308,7 +308,7 @@ function jsonSchema(schema: unknown): unknown {
   }
   if (nullable !== true) return out;
   if (out.type === undefined) return { anyOf: [out, { type: 'null' }] };
-  return { ...out, type: [out.type, 'null'].flat(), ...(Array.isArray(out.enum) ? { enum: [...new Set([...out.enum, null])] } : {}) };
+  return { ...out, type: [out.type, 'null'].flat(), ...(Array.isArray(out.enum) ? { enum: [...new Set([...(out.enum as unknown[]), null])] } : {}) };
 }
 const operationOf = (t: Transaction) => state.operations.get(`${t.request.method.toLowerCase()} ${t.origin.resourceName}`);
 function contextOf(t: Transaction): Ctx {

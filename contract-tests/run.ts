@@ -20,7 +20,7 @@ import { listOperations } from '../codegen/operations.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { DOCUMENT_PATH, startService, type RunningService } from '../src/server.js';
-import type { installHooks } from './dredd-hooks.js';
+import type { installHooks, skipReason } from './dredd-hooks.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Dredd requires hook files (CommonJS only); this one installs the hooks of dredd-hooks.ts, loaded here. */
@@ -40,6 +40,7 @@ interface DreddTest {
 type DreddConstructor = new (config: Record<string, unknown>) => { run(callback: (error: Error | null, stats: DreddStats) => void): void };
 
 type Outcome = 'pass' | 'fail' | 'error' | 'skip';
+type SkipReason = typeof skipReason;
 
 function runDredd(config: Record<string, unknown>): Promise<DreddStats> {
   const require = createRequire(import.meta.url);
@@ -47,6 +48,96 @@ function runDredd(config: Record<string, unknown>): Promise<DreddStats> {
   return new Promise((resolve, reject) => {
     new Dredd(config).run((error, stats) => (error ? reject(error) : resolve(stats)));
   });
+}
+
+/** An operation of the document, its method upper-cased, with its documented statuses. */
+type DocumentedOperation = Omit<ReturnType<typeof listOperations>[number], 'method'> & { method: string; statuses: string[] };
+
+/**
+ * An isolated service: only what the contract needs from the environment, never DATABASE_URL. Request
+ * budgets on, as the hooks expect (CONTRACT_BUDGET): every request comes from its own X-Forwarded-For
+ * address, and 429 is produced by spending a fresh client's budget.
+ */
+function contractConfig(dataDir: string, admin: { email: string; password: string }, perClient: number) {
+  const budget = `${perClient}/10`;
+  return loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    SEED: 'demo',
+    ADMIN_EMAIL: admin.email,
+    ADMIN_PASSWORD: admin.password,
+    LOG_LEVEL: 'warn',
+    TRUST_PROXY: '127.0.0.1',
+    RATE_LIMIT_PUBLIC_READS: budget,
+    RATE_LIMIT_PRIVATE_READS: budget,
+    RATE_LIMIT_ORDER_WRITES: budget,
+    RATE_LIMIT_LOGIN: budget,
+    RATE_LIMIT_REGISTRATION: budget,
+    // The hooks register and sign in several accounts at once (fixtures run concurrently): they wait for
+    // the hashing slot instead of being refused.
+    PASSWORD_HASH_QUEUE: '100',
+  });
+}
+
+/** Every documented status passed or skipped with a reason, every operation passed once: adds what is not so to `problems`; returns the reasoned skips. */
+function checkCoverage(operations: DocumentedOperation[], outcomes: Map<string, Outcome[]>, skipReason: SkipReason, problems: string[]): string[] {
+  const skipsWithReason: string[] = [];
+  for (const op of operations) {
+    let passed = false;
+    let allSkippedWithReason = op.statuses.length > 0;
+    for (const status of op.statuses) {
+      const key = `${op.operationId} ${status}`;
+      const seen = outcomes.get(key) ?? [];
+      const reason = skipReason(op, status);
+      if (seen.includes('pass')) passed = true;
+      if (!(seen.length > 0 && seen.every((o) => o === 'skip') && reason)) allSkippedWithReason = false;
+      if (seen.length === 0) problems.push(`${key} (${op.method} ${op.path}): documented, but no Dredd transaction ran for it`);
+      for (const outcome of seen.filter((o) => o === 'skip')) {
+        if (reason) skipsWithReason.push(`${key} (${op.method} ${op.path}): ${reason}`);
+        else problems.push(`${key} (${op.method} ${op.path}): ${outcome}ped without a reason in contract-tests/dredd-hooks.ts SKIPS`);
+      }
+    }
+    if (!passed && !allSkippedWithReason) problems.push(`${op.operationId} (${op.method} ${op.path}): no passing transaction`);
+  }
+  for (const key of outcomes.keys()) {
+    if (!operations.some((op) => op.statuses.some((status) => `${op.operationId} ${status}` === key))) {
+      problems.push(`${key}: a transaction that matches no documented operation and status`);
+    }
+  }
+  return skipsWithReason;
+}
+
+function printSummary(run: {
+  operations: DocumentedOperation[];
+  outcomes: Map<string, Outcome[]>;
+  stats: DreddStats;
+  counts: Record<Outcome, number>;
+  bodiesChecked: number;
+  skipsWithReason: string[];
+  failures: string[];
+  problems: string[];
+}): void {
+  const { operations, outcomes, stats, counts, bodiesChecked, skipsWithReason, failures, problems } = run;
+  const passedOperations = operations.filter((op) => op.statuses.some((s) => outcomes.get(`${op.operationId} ${s}`)?.includes('pass'))).length;
+  console.log('');
+  console.log('Contract test summary');
+  console.log(`  document:     ${path.relative(ROOT, DOCUMENT_PATH)}: ${operations.length} operations, ${operations.reduce((n, op) => n + op.statuses.length, 0)} documented statuses`);
+  console.log(`  operations:   ${passedOperations} of ${operations.length} with a passing transaction`);
+  console.log(`  transactions: ${stats.tests} run by Dredd: ${counts.pass} passed, ${counts.fail} failed, ${counts.error} errors, ${counts.skip} skipped`);
+  console.log(`  bodies:       ${bodiesChecked} responses checked against their documented JSON Schema`);
+  if (skipsWithReason.length > 0) {
+    console.log('  skipped with a reason:');
+    for (const line of skipsWithReason) console.log(`    - ${line}`);
+  }
+  if (failures.length > 0) {
+    console.log('  failed transactions:');
+    for (const line of failures) console.log(`    - ${line}`);
+  }
+  if (problems.length > 0) {
+    console.log('  coverage problems:');
+    for (const line of problems) console.log(`    - ${line}`);
+  }
 }
 
 async function main(): Promise<number> {
@@ -100,28 +191,7 @@ async function main(): Promise<number> {
   const byRoute = new Map(operations.map((op) => [`${op.method} ${op.path}`, op]));
 
   try {
-    // An isolated service: only what the contract needs from the environment, never DATABASE_URL.
-    // Request budgets on, as the hooks expect (CONTRACT_BUDGET): every request comes from its own
-    // X-Forwarded-For address, and 429 is produced by spending a fresh client's budget.
-    const budget = `${CONTRACT_BUDGET}/10`;
-    const config = loadConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      SEED: 'demo',
-      ADMIN_EMAIL: admin.email,
-      ADMIN_PASSWORD: admin.password,
-      LOG_LEVEL: 'warn',
-      TRUST_PROXY: '127.0.0.1',
-      RATE_LIMIT_PUBLIC_READS: budget,
-      RATE_LIMIT_PRIVATE_READS: budget,
-      RATE_LIMIT_ORDER_WRITES: budget,
-      RATE_LIMIT_LOGIN: budget,
-      RATE_LIMIT_REGISTRATION: budget,
-      // The hooks register and sign in several accounts at once (fixtures run concurrently): they wait for
-      // the hashing slot instead of being refused.
-      PASSWORD_HASH_QUEUE: '100',
-    });
+    const config = contractConfig(dataDir, admin, CONTRACT_BUDGET);
     const started = Date.now();
     service = await startService(config, createLogger(config.logLevel));
     await service.ready;
@@ -167,50 +237,8 @@ async function main(): Promise<number> {
 
     if (bodiesChecked === 0) problems.push('no response body was checked against its schema: the hooks did not load (Dredd skips a hook file it cannot require)');
 
-    // Coverage: every documented status passed or skipped with a reason; every operation passed once.
-    const skipsWithReason: string[] = [];
-    for (const op of operations) {
-      let passed = false;
-      let allSkippedWithReason = op.statuses.length > 0;
-      for (const status of op.statuses) {
-        const key = `${op.operationId} ${status}`;
-        const seen = outcomes.get(key) ?? [];
-        const reason = skipReason(op, status);
-        if (seen.includes('pass')) passed = true;
-        if (!(seen.length > 0 && seen.every((o) => o === 'skip') && reason)) allSkippedWithReason = false;
-        if (seen.length === 0) problems.push(`${key} (${op.method} ${op.path}): documented, but no Dredd transaction ran for it`);
-        for (const outcome of seen.filter((o) => o === 'skip')) {
-          if (reason) skipsWithReason.push(`${key} (${op.method} ${op.path}): ${reason}`);
-          else problems.push(`${key} (${op.method} ${op.path}): ${outcome}ped without a reason in contract-tests/dredd-hooks.ts SKIPS`);
-        }
-      }
-      if (!passed && !allSkippedWithReason) problems.push(`${op.operationId} (${op.method} ${op.path}): no passing transaction`);
-    }
-    for (const key of outcomes.keys()) {
-      if (!operations.some((op) => op.statuses.some((status) => `${op.operationId} ${status}` === key))) {
-        problems.push(`${key}: a transaction that matches no documented operation and status`);
-      }
-    }
-
-    const passedOperations = operations.filter((op) => op.statuses.some((s) => outcomes.get(`${op.operationId} ${s}`)?.includes('pass'))).length;
-    console.log('');
-    console.log('Contract test summary');
-    console.log(`  document:     ${path.relative(ROOT, DOCUMENT_PATH)}: ${operations.length} operations, ${operations.reduce((n, op) => n + op.statuses.length, 0)} documented statuses`);
-    console.log(`  operations:   ${passedOperations} of ${operations.length} with a passing transaction`);
-    console.log(`  transactions: ${stats.tests} run by Dredd: ${counts.pass} passed, ${counts.fail} failed, ${counts.error} errors, ${counts.skip} skipped`);
-    console.log(`  bodies:       ${bodiesChecked} responses checked against their documented JSON Schema`);
-    if (skipsWithReason.length > 0) {
-      console.log('  skipped with a reason:');
-      for (const line of skipsWithReason) console.log(`    - ${line}`);
-    }
-    if (failures.length > 0) {
-      console.log('  failed transactions:');
-      for (const line of failures) console.log(`    - ${line}`);
-    }
-    if (problems.length > 0) {
-      console.log('  coverage problems:');
-      for (const line of problems) console.log(`    - ${line}`);
-    }
+    const skipsWithReason = checkCoverage(operations, outcomes, skipReason, problems);
+    printSummary({ operations, outcomes, stats, counts, bodiesChecked, skipsWithReason, failures, problems });
   } catch (error) {
     problems.push(`the run did not complete: ${error instanceof Error ? error.message : String(error)}`);
     console.error('contract tests:', error);
