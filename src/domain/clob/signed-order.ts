@@ -128,13 +128,13 @@ export interface CheckedSignedOrder {
  * also be `maker` and one of `addresses` (those the caller's order-book credentials are bound to; lower
  * case), under the domain of the market's exchange (`negRisk`) on either chain. Every refusal is a 400.
  */
-export async function checkSignedOrder(
+export function checkSignedOrder(
   order: ClientSignedOrder,
   orderType: unknown,
   postOnly: boolean,
   negRisk: boolean,
   addresses: readonly string[],
-): Promise<CheckedSignedOrder> {
+): CheckedSignedOrder {
   if (order.signatureType !== 0) throw field('order.signatureType', 'only EOA signatures (signatureType 0) are accepted');
   for (const name of ['maker', 'signer', 'taker'] as const) {
     if (typeof order[name] !== 'string' || !ADDRESS.test(order[name])) throw field(`order.${name}`, `order.${name} must be an address (0x and 40 hex digits)`);
