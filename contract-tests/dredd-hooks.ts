@@ -247,7 +247,7 @@ function jsonSchema(schema: unknown): unknown {
   }
   if (nullable !== true) return out;
   if (out.type === undefined) return { anyOf: [out, { type: 'null' }] };
-  return { ...out, type: [out.type, 'null'].flat(), ...(Array.isArray(out.enum) ? { enum: [...new Set([...out.enum, null])] } : {}) };
+  return { ...out, type: [out.type, 'null'].flat(), ...(Array.isArray(out.enum) ? { enum: [...new Set([...(out.enum as unknown[]), null])] } : {}) };
 }
 const operationOf = (t: Transaction) => state.operations.get(`${t.request.method.toLowerCase()} ${t.origin.resourceName}`);
 function contextOf(t: Transaction): Ctx {

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenAPIV3 } from 'openapi-types';
-import { listOperations } from '../codegen/operations.js';
+import { listOperations, type OperationInfo } from '../codegen/operations.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { DOCUMENT_PATH, startService, type RunningService } from '../src/server.js';
@@ -49,6 +49,67 @@ function runDredd(config: Record<string, unknown>): Promise<DreddStats> {
   });
 }
 
+/** The service under test's settings: only what the contract needs from the environment, never DATABASE_URL. */
+function serviceConfig(dataDir: string, admin: { email: string; password: string }, budget: string) {
+  return loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    SEED: 'demo',
+    ADMIN_EMAIL: admin.email,
+    ADMIN_PASSWORD: admin.password,
+    LOG_LEVEL: 'warn',
+    TRUST_PROXY: '127.0.0.1',
+    RATE_LIMIT_PUBLIC_READS: budget,
+    RATE_LIMIT_PRIVATE_READS: budget,
+    RATE_LIMIT_ORDER_WRITES: budget,
+    RATE_LIMIT_LOGIN: budget,
+    RATE_LIMIT_REGISTRATION: budget,
+    // The hooks register and sign in several accounts at once (fixtures run concurrently): they wait for
+    // the hashing slot instead of being refused.
+    PASSWORD_HASH_QUEUE: '100',
+  });
+}
+
+type Operation = Omit<OperationInfo, 'method'> & { method: string; statuses: string[] };
+/** Every operation of the bundled document with its documented statuses. */
+const documentedOperations = (documentText: string): Operation[] =>
+  listOperations(JSON.parse(documentText) as OpenAPIV3.Document).map((op) => ({ ...op, method: op.method.toUpperCase(), statuses: Object.keys(op.operation.responses) }));
+/** Every documented status passed or skipped with a reason; every operation passed once; no transaction undocumented. */
+function checkCoverage(operations: Operation[], outcomes: Map<string, Outcome[]>, skipReason: (op: Operation, status: string) => string | undefined) {
+  const problems: string[] = [];
+  const skipsWithReason: string[] = [];
+  for (const op of operations) {
+    let passed = false;
+    let allSkippedWithReason = op.statuses.length > 0;
+    for (const status of op.statuses) {
+      const key = `${op.operationId} ${status}`;
+      const seen = outcomes.get(key) ?? [];
+      const reason = skipReason(op, status);
+      if (seen.includes('pass')) passed = true;
+      if (!(seen.length > 0 && seen.every((o) => o === 'skip') && reason)) allSkippedWithReason = false;
+      if (seen.length === 0) problems.push(`${key} (${op.method} ${op.path}): documented, but no Dredd transaction ran for it`);
+      for (const outcome of seen.filter((o) => o === 'skip')) {
+        if (reason) skipsWithReason.push(`${key} (${op.method} ${op.path}): ${reason}`);
+        else problems.push(`${key} (${op.method} ${op.path}): ${outcome}ped without a reason in contract-tests/dredd-hooks.ts SKIPS`);
+      }
+    }
+    if (!passed && !allSkippedWithReason) problems.push(`${op.operationId} (${op.method} ${op.path}): no passing transaction`);
+  }
+  for (const key of outcomes.keys()) {
+    if (!operations.some((op) => op.statuses.some((status) => `${op.operationId} ${status}` === key))) {
+      problems.push(`${key}: a transaction that matches no documented operation and status`);
+    }
+  }
+  return { problems, skipsWithReason };
+}
+
+function printList(title: string, lines: string[]): void {
+  if (lines.length === 0) return;
+  console.log(`  ${title}:`);
+  for (const line of lines) console.log(`    - ${line}`);
+}
+
 async function main(): Promise<number> {
   let documentText: string;
   try {
@@ -59,12 +120,7 @@ async function main(): Promise<number> {
   }
   // Imported once the document is there: the hooks' client reads it as it loads.
   const { CONTRACT_BUDGET, installHooks, skipReason } = await import('./dredd-hooks.js');
-  // Every operation of the bundled document with its documented statuses.
-  const operations = listOperations(JSON.parse(documentText) as OpenAPIV3.Document).map((op) => ({
-    ...op,
-    method: op.method.toUpperCase(),
-    statuses: Object.keys(op.operation.responses),
-  }));
+  const operations = documentedOperations(documentText);
 
   // The postgres OS user (when run as root) must reach the data directory: os.tmpdir(), never /root.
   const dataDir = await mkdtemp(path.join(tmpdir(), 'dots-contract-'));
@@ -100,28 +156,9 @@ async function main(): Promise<number> {
   const byRoute = new Map(operations.map((op) => [`${op.method} ${op.path}`, op]));
 
   try {
-    // An isolated service: only what the contract needs from the environment, never DATABASE_URL.
     // Request budgets on, as the hooks expect (CONTRACT_BUDGET): every request comes from its own
     // X-Forwarded-For address, and 429 is produced by spending a fresh client's budget.
-    const budget = `${CONTRACT_BUDGET}/10`;
-    const config = loadConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      SEED: 'demo',
-      ADMIN_EMAIL: admin.email,
-      ADMIN_PASSWORD: admin.password,
-      LOG_LEVEL: 'warn',
-      TRUST_PROXY: '127.0.0.1',
-      RATE_LIMIT_PUBLIC_READS: budget,
-      RATE_LIMIT_PRIVATE_READS: budget,
-      RATE_LIMIT_ORDER_WRITES: budget,
-      RATE_LIMIT_LOGIN: budget,
-      RATE_LIMIT_REGISTRATION: budget,
-      // The hooks register and sign in several accounts at once (fixtures run concurrently): they wait for
-      // the hashing slot instead of being refused.
-      PASSWORD_HASH_QUEUE: '100',
-    });
+    const config = serviceConfig(dataDir, admin, `${CONTRACT_BUDGET}/10`);
     const started = Date.now();
     service = await startService(config, createLogger(config.logLevel));
     await service.ready;
@@ -167,30 +204,8 @@ async function main(): Promise<number> {
 
     if (bodiesChecked === 0) problems.push('no response body was checked against its schema: the hooks did not load (Dredd skips a hook file it cannot require)');
 
-    // Coverage: every documented status passed or skipped with a reason; every operation passed once.
-    const skipsWithReason: string[] = [];
-    for (const op of operations) {
-      let passed = false;
-      let allSkippedWithReason = op.statuses.length > 0;
-      for (const status of op.statuses) {
-        const key = `${op.operationId} ${status}`;
-        const seen = outcomes.get(key) ?? [];
-        const reason = skipReason(op, status);
-        if (seen.includes('pass')) passed = true;
-        if (!(seen.length > 0 && seen.every((o) => o === 'skip') && reason)) allSkippedWithReason = false;
-        if (seen.length === 0) problems.push(`${key} (${op.method} ${op.path}): documented, but no Dredd transaction ran for it`);
-        for (const outcome of seen.filter((o) => o === 'skip')) {
-          if (reason) skipsWithReason.push(`${key} (${op.method} ${op.path}): ${reason}`);
-          else problems.push(`${key} (${op.method} ${op.path}): ${outcome}ped without a reason in contract-tests/dredd-hooks.ts SKIPS`);
-        }
-      }
-      if (!passed && !allSkippedWithReason) problems.push(`${op.operationId} (${op.method} ${op.path}): no passing transaction`);
-    }
-    for (const key of outcomes.keys()) {
-      if (!operations.some((op) => op.statuses.some((status) => `${op.operationId} ${status}` === key))) {
-        problems.push(`${key}: a transaction that matches no documented operation and status`);
-      }
-    }
+    const coverage = checkCoverage(operations, outcomes, skipReason);
+    problems.push(...coverage.problems);
 
     const passedOperations = operations.filter((op) => op.statuses.some((s) => outcomes.get(`${op.operationId} ${s}`)?.includes('pass'))).length;
     console.log('');
@@ -199,18 +214,9 @@ async function main(): Promise<number> {
     console.log(`  operations:   ${passedOperations} of ${operations.length} with a passing transaction`);
     console.log(`  transactions: ${stats.tests} run by Dredd: ${counts.pass} passed, ${counts.fail} failed, ${counts.error} errors, ${counts.skip} skipped`);
     console.log(`  bodies:       ${bodiesChecked} responses checked against their documented JSON Schema`);
-    if (skipsWithReason.length > 0) {
-      console.log('  skipped with a reason:');
-      for (const line of skipsWithReason) console.log(`    - ${line}`);
-    }
-    if (failures.length > 0) {
-      console.log('  failed transactions:');
-      for (const line of failures) console.log(`    - ${line}`);
-    }
-    if (problems.length > 0) {
-      console.log('  coverage problems:');
-      for (const line of problems) console.log(`    - ${line}`);
-    }
+    printList('skipped with a reason', coverage.skipsWithReason);
+    printList('failed transactions', failures);
+    printList('coverage problems', problems);
   } catch (error) {
     problems.push(`the run did not complete: ${error instanceof Error ? error.message : String(error)}`);
     console.error('contract tests:', error);
