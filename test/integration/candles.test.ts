@@ -169,7 +169,7 @@ describe('candles and the trade tape', () => {
     maxLength: 5,
   });
 
-  it('agree: open, high, low, close, mean, volume, previous and open interest of every minute and hour, whatever trades are made', async () => {
+  it('agree: open, high, low, close, mean, volume, previous and open interest of every minute, hour and day, whatever trades are made', async () => {
     await fc.assert(
       fc.asyncProperty(stepsArb, async (steps) => {
         const { ticker } = await markets.newMarket();
@@ -186,7 +186,7 @@ describe('candles and the trade tape', () => {
           await api.db('trades').join('markets', 'markets.id', 'trades.market_id').where('markets.ticker', ticker).orderBy('trades.id').select('trades.created_at', 'trades.yes_price', 'trades.count')
         ).map((r: any) => ({ t: r.created_at.getTime() / 1000, price: Math.round(Number(r.yes_price) * 100), count: Math.round(Number(r.count) * 10_000) }));
         const end = nowSeconds() + 60;
-        for (const period of [1, 60] as const) expect(await candlesticks(ticker, start, end, period)).toEqual(expected(tape, start, end, period));
+        for (const period of [1, 60, 1440] as const) expect(await candlesticks(ticker, start, end, period)).toEqual(expected(tape, start, end, period));
       }),
       { numRuns: 8 },
     );
@@ -242,3 +242,54 @@ function expected(tape: ReadonlyArray<{ t: number; price: number; count: number 
   }
   return out;
 }
+
+describe('candles over time', () => {
+  /** Trades at random minutes of the last 5 days (prices in ticks, counts in lots), as the tape would hold them. */
+  const tapeArb = fc
+    .array(fc.record({ minutesAgo: fc.integer({ min: 1, max: 5 * 1440 }), second: fc.integer({ min: 0, max: 59 }), price: fc.integer({ min: 1, max: 99 }), count: fc.integer({ min: 1, max: 50_000 }) }), {
+      minLength: 1,
+      maxLength: 40,
+    })
+    .map((trades) => {
+      const now = minute(nowSeconds());
+      return trades.map((t) => ({ t: now - t.minutesAgo * 60 + t.second, price: t.price, count: t.count })).sort((a, b) => a.t - b.t);
+    });
+
+  it('are the periods of the trades, with empty periods carried, for 1-, 60- and 1440-minute periods over random times', async () => {
+    const { ticker, id } = await markets.newMarket();
+    await fc.assert(
+      fc.asyncProperty(tapeArb, fc.integer({ min: 0, max: 6 * 1440 }), fc.integer({ min: 0, max: 1440 }), async (tape, startAgo, endAgo) => {
+        // The rows trading writes for these trades (every one a mint: open interest grows by each), then read.
+        await api.db('market_candles').where({ market_id: id }).delete();
+        const rows = new Map<string, Record<string, unknown>>();
+        let openInterest = 0;
+        for (const x of tape) {
+          openInterest += x.count;
+          for (const period of [1, 60, 1440]) {
+            const start = Math.floor(x.t / (period * 60)) * period * 60;
+            const key = `${period}:${start}`;
+            const row = rows.get(key) as any;
+            const price = x.price / 100;
+            if (!row) {
+              rows.set(key, { market_id: id, period, start_ts: new Date(start * 1000), open: price, high: price, low: price, close: price, price_volume: (x.price * x.count) / 1e6, volume: x.count / 1e4, open_interest: openInterest / 1e4, yes_bid: 0, yes_bid_low: 0, yes_bid_high: 0, yes_ask: 1, yes_ask_low: 1, yes_ask_high: 1 });
+            } else {
+              Object.assign(row, { high: Math.max(row.high, price), low: Math.min(row.low, price), close: price, price_volume: row.price_volume + (x.price * x.count) / 1e6, volume: row.volume + x.count / 1e4, open_interest: openInterest / 1e4 });
+            }
+          }
+        }
+        // Sums of micro-Dots and lots as exact decimal text.
+        const exact = [...rows.values()].map((r: any) => ({ ...r, price_volume: r.price_volume.toFixed(6), volume: r.volume.toFixed(4), open_interest: r.open_interest.toFixed(4) }));
+        await api.db('market_candles').insert(exact);
+        const now = nowSeconds();
+        const [start, end] = [now - startAgo * 60, now - endAgo * 60];
+        if (start > end) return;
+        for (const period of [1, 60, 1440] as const) {
+          const periods = Math.floor(end / (period * 60)) - Math.ceil(start / (period * 60)) + 1;
+          if (periods > 5000) continue;
+          expect(await candlesticks(ticker, start, end, period)).toEqual(expected(tape, start, end, period));
+        }
+      }),
+      { numRuns: 25 },
+    );
+  }, 300_000);
+});

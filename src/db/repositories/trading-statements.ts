@@ -362,7 +362,7 @@ export const PERSIST_CHANGES = `with
               coalesce(v.price_volume, 0), v.volume, q.open_interest, q.yes_bid, q.yes_bid, q.yes_bid, q.yes_ask, q.yes_ask, q.yes_ask
          from quotes q
          join ${rowsOf('markets')} on v.id = q.id
-         cross join (values (1), (60)) as p (period)
+         cross join (values (1), (60), (1440)) as p (period)
        on conflict (market_id, period, start_ts) do update set
          open = coalesce(c.open, excluded.open),
          high = greatest(c.high, excluded.high),

@@ -16,12 +16,12 @@ function row(end: number, fields: Partial<CandleRow>): CandleRow {
     price_volume: '0',
     volume: '0',
     open_interest: '0',
-    yes_bid: '0',
-    yes_bid_low: '0',
-    yes_bid_high: '0',
-    yes_ask: '1',
-    yes_ask_low: '1',
-    yes_ask_high: '1',
+    yes_bid: 0,
+    yes_bid_low: 0,
+    yes_bid_high: 0,
+    yes_ask: 100,
+    yes_ask_low: 100,
+    yes_ask_high: 100,
     ...fields,
   };
 }
@@ -50,8 +50,8 @@ describe('buildCandles', () => {
 
   it('leaves out periods before anything was recorded, and carries the last state through empty ones', () => {
     const rows = [
-      row(T0 + 120, { open: '0.40', high: '0.45', low: '0.38', close: '0.42', price_volume: '8.200000', volume: '20', open_interest: '20', yes_bid: '0.41', yes_bid_low: '0.39', yes_bid_high: '0.41', yes_ask: '0.44', yes_ask_low: '0.44', yes_ask_high: '0.47' }),
-      row(T0 + 240, { open: '0.50', high: '0.50', low: '0.50', close: '0.50', price_volume: '1.500000', volume: '3', open_interest: '23', yes_bid: '0', yes_bid_low: '0', yes_bid_high: '0.41', yes_ask: '1', yes_ask_low: '0.44', yes_ask_high: '1' }),
+      row(T0 + 120, { open: 40, high: 45, low: 38, close: 42, price_volume: '8.200000', volume: '20', open_interest: '20', yes_bid: 41, yes_bid_low: 39, yes_bid_high: 41, yes_ask: 44, yes_ask_low: 44, yes_ask_high: 47 }),
+      row(T0 + 240, { open: 50, high: 50, low: 50, close: 50, price_volume: '1.500000', volume: '3', open_interest: '23', yes_bid: 0, yes_bid_low: 0, yes_bid_high: 41, yes_ask: 100, yes_ask_low: 44, yes_ask_high: 100 }),
     ];
     const candles = buildCandles(range, rows, NOTHING);
     expect(candles.map((c) => c.end)).toEqual([T0 + 120, T0 + 180, T0 + 240, T0 + 300]);
@@ -77,7 +77,7 @@ describe('buildCandles', () => {
   });
 
   it('starts from the state before the range', () => {
-    const candles = buildCandles(range, [], { close: '0.33', open_interest: '7.5', yes_bid: '0.30', yes_ask: '0.35' });
+    const candles = buildCandles(range, [], { close: 33, open_interest: '7.5', yes_bid: 30, yes_ask: 35 });
     expect(candles).toHaveLength(5);
     for (const c of candles) {
       expect(c).toEqual({
@@ -93,16 +93,16 @@ describe('buildCandles', () => {
 
   it('weights the mean by contracts, to the micro-Dot, half up', () => {
     // 0.45 x 1 + 0.46 x 2 = 1.37 over 3 contracts: 0.456666...
-    const [candle] = buildCandles(range, [row(T0 + 60, { open: '0.45', high: '0.46', low: '0.45', close: '0.46', price_volume: '1.370000', volume: '3', open_interest: '3' })], NOTHING);
+    const [candle] = buildCandles(range, [row(T0 + 60, { open: 45, high: 46, low: 45, close: 46, price_volume: '1.370000', volume: '3', open_interest: '3' })], NOTHING);
     expect(candle!.price!.mean).toBe('0.456667');
     // fractional contracts: 0.01 x 0.0001 = 0.000001 over 0.0001 contracts.
-    const [small] = buildCandles(range, [row(T0 + 60, { open: '0.01', high: '0.01', low: '0.01', close: '0.01', price_volume: '0.000001', volume: '0.0001', open_interest: '0' })], NOTHING);
+    const [small] = buildCandles(range, [row(T0 + 60, { open: 1, high: 1, low: 1, close: 1, price_volume: '0.000001', volume: '0.0001', open_interest: '0' })], NOTHING);
     expect(small!.price!.mean).toBe('0.01');
     expect(small!.volume).toBe('0.0001');
   });
 
   it('shows bid and ask not recorded (rows from before candles were kept) as none', () => {
-    const [candle] = buildCandles(range, [row(T0 + 60, { open: '0.45', high: '0.45', low: '0.45', close: '0.45', price_volume: '0.450000', volume: '1', open_interest: '1', yes_bid: null, yes_bid_low: null, yes_bid_high: null, yes_ask: null, yes_ask_low: null, yes_ask_high: null })], NOTHING);
+    const [candle] = buildCandles(range, [row(T0 + 60, { open: 45, high: 45, low: 45, close: 45, price_volume: '0.450000', volume: '1', open_interest: '1', yes_bid: null, yes_bid_low: null, yes_bid_high: null, yes_ask: null, yes_ask_low: null, yes_ask_high: null })], NOTHING);
     expect(candle!.yesBid).toEqual({ open: '0.00', low: '0.00', high: '0.00', close: '0.00' });
     expect(candle!.yesAsk).toEqual({ open: '1.00', low: '1.00', high: '1.00', close: '1.00' });
   });

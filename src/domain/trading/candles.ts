@@ -3,12 +3,12 @@ import { findMarket } from '../../db/repositories/trading.js';
 import type { Queryable } from '../../db/knex.js';
 import { clip, invalid, notFound } from '../errors.js';
 import { marketRefOf } from '../catalogue/names.js';
-import { formatLots, formatMicroDots, lotsOf, microOf } from './money.js';
+import { formatLots, formatMicroDots, formatTicks, lotsOf, microOf, TICKS_PER_DOT } from './money.js';
 
 /**
- * Price history, from the candles that trading transactions write per market and minute and per hour
- * (migration 0030): a period of any whole number of minutes sums the rows that start in it (hours when the
- * period is whole hours, else minutes), so a day reads 24 rows and never the trade tape. A period ends at a
+ * Price history, from the candles that trading transactions write per market and minute, hour and day
+ * (migration 0030): a period of any whole number of minutes sums the rows that start in it (days when the
+ * period is whole days, hours when whole hours, else minutes), never the trade tape. A period ends at a
  * multiple of its length since the Unix epoch (days at 00:00 UTC) and holds what happened from its start up
  * to, not including, its end. Periods without trades carry the last price before them (`previous`), the
  * open interest and the bid and ask; periods before anything was recorded for the market are left out, and
@@ -65,7 +65,12 @@ export function periodRange(start: number, end: number, minutes: number, now: Da
   return { first, last, seconds };
 }
 
-export const periodCount = (range: PeriodRange) => (range.last < range.first ? 0 : (range.last - range.first) / range.seconds + 1);
+const periodCount = (range: PeriodRange) => (range.last < range.first ? 0 : (range.last - range.first) / range.seconds + 1);
+
+/** Each tick count's text, 0 to 100 ('0.00' .. '1.00'): a candle formats up to 12 prices. */
+const TICK_TEXT = Array.from({ length: TICKS_PER_DOT + 1 }, (_, t) => formatTicks(t));
+const NO_BID = 0;
+const NO_ASK = TICKS_PER_DOT;
 
 /**
  * The candles of a range from its periods' sums (`rows`, in time order, each ending in the range) and what was
@@ -73,7 +78,7 @@ export const periodCount = (range: PeriodRange) => (range.last < range.first ? 0
  */
 export function buildCandles(range: PeriodRange, rows: readonly repo.CandleRow[], before: repo.CandleState): Candle[] {
   const candles: Candle[] = [];
-  let previous = before.close ?? undefined;
+  let previous = before.close;
   let bid = before.yes_bid;
   let ask = before.yes_ask;
   let openInterest = before.open_interest;
@@ -83,14 +88,14 @@ export function buildCandles(range: PeriodRange, rows: readonly repo.CandleRow[]
     if (!row && openInterest === null) continue;
     const candle: Candle = {
       end,
-      yesBid: quote(bid, row?.yes_bid ?? bid, row?.yes_bid_low, row?.yes_bid_high, '0'),
-      yesAsk: quote(ask, row?.yes_ask ?? ask, row?.yes_ask_low, row?.yes_ask_high, '1'),
-      volume: formatLots(lotsOf(row?.volume ?? '0'), 2),
+      yesBid: quote(bid, row?.yes_bid ?? bid ?? NO_BID, row?.yes_bid_low, row?.yes_bid_high),
+      yesAsk: quote(ask, row?.yes_ask ?? ask ?? NO_ASK, row?.yes_ask_low, row?.yes_ask_high),
+      volume: row ? formatLots(lotsOf(row.volume), 2) : '0.00',
       openInterest: formatLots(lotsOf(row?.open_interest ?? openInterest!), 2),
     };
-    if (previous !== undefined) candle.previous = previous;
+    if (previous !== null) candle.previous = TICK_TEXT[previous]!;
     if (row?.close != null) {
-      candle.price = { open: row.open!, low: row.low!, high: row.high!, close: row.close, mean: meanPrice(row.price_volume, row.volume) };
+      candle.price = { open: TICK_TEXT[row.open!]!, low: TICK_TEXT[row.low!]!, high: TICK_TEXT[row.high!]!, close: TICK_TEXT[row.close]!, mean: meanPrice(row.price_volume, row.volume) };
       previous = row.close;
     }
     if (row) {
@@ -103,15 +108,15 @@ export function buildCandles(range: PeriodRange, rows: readonly repo.CandleRow[]
   return candles;
 }
 
-/** A quote over a period that opened at `open` and closed at `close`, within [low, high] between. */
-function quote(open: string | null, close: string | null, low: string | null | undefined, high: string | null | undefined, none: string): QuoteRange {
-  const known = [open, close, low, high].filter((v): v is string => v != null).map((v) => microOf(v));
-  const format = (v: string | null | undefined) => dollars(microOf(v ?? none));
+/** A quote over a period (ticks) that opened at `opened` (unknown: as it closed) and closed at `close`, within [low, high] between. */
+function quote(opened: number | null, close: number, low: number | null | undefined, high: number | null | undefined): QuoteRange {
+  const open = opened ?? close;
+  const last = close;
   return {
-    open: format(open ?? close),
-    low: known.length === 0 ? format(none) : dollars(known.reduce((a, b) => (b < a ? b : a))),
-    high: known.length === 0 ? format(none) : dollars(known.reduce((a, b) => (b > a ? b : a))),
-    close: format(close),
+    open: TICK_TEXT[open]!,
+    low: TICK_TEXT[Math.min(open, last, low ?? last)]!,
+    high: TICK_TEXT[Math.max(open, last, high ?? last)]!,
+    close: TICK_TEXT[last]!,
   };
 }
 
@@ -135,7 +140,7 @@ export interface PricePoint {
 /** Candles of one market over a range, each period `minutes` long. */
 export async function marketCandles(db: Queryable, marketId: string, range: PeriodRange): Promise<Candle[]> {
   if (periodCount(range) === 0) return [];
-  const source = range.seconds % 3600 === 0 ? 60 : 1;
+  const source = range.seconds % 86_400 === 0 ? 1440 : range.seconds % 3600 === 0 ? 60 : 1;
   const from = range.first - range.seconds;
   const [rows, before] = await Promise.all([
     repo.candlePeriods(db, marketId, source, range.seconds, from, range.last),
@@ -156,14 +161,14 @@ export async function priceHistory(db: Queryable, market: string, range: { start
   const points: PricePoint[] = [];
   for (const candle of await marketCandles(db, String(found.id), periods)) {
     const p = candle.price?.close ?? candle.previous;
-    if (p !== undefined) points.push({ t: candle.end, p: dollars(microOf(p)) });
+    if (p !== undefined) points.push({ t: candle.end, p });
   }
   return points;
 }
 
 /** The most tickers, and candles in all, of one request for several markets. */
-export const MAX_MARKETS = 100;
-export const MAX_BATCH_CANDLES = 10_000;
+const MAX_MARKETS = 100;
+const MAX_BATCH_CANDLES = 10_000;
 
 export interface CandleRequest {
   start: number;
