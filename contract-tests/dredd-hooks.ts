@@ -14,7 +14,7 @@ import { listOperations, type OperationInfo } from '../codegen/operations.js';
 import { ApiClient } from '../test/support/service.js';
 import { kalshiHeaders } from '../test/support/signing.js';
 import {
-  closedMarket, clobFixture, createApiKey, example, exampleClobIds, exampleMarketId, examples, expiredSession, fail, fillPath, freshMarket, fullAccount, heartbeatAccount,
+  closedMarket, clobFixture, createApiKey, example, exampleMarket, examples, expiredSession, fail, fillPath, freshMarket, fullAccount, heartbeatAccount,
   keepStrikeDateAhead, keyPair, missingTicker, otherAccount, placeExampleOrder, publicPem, registerAccount, request, scopedKey, scoringIds, send, signedOrder, state,
   tradingFixture, unique, UNKNOWN_TOKEN, type Json,
 } from './fixtures.js';
@@ -110,7 +110,7 @@ const TWEAKS: Record<string, Record<string, Rule>> = {
   previewOrder: { 404: (c) => assignBody(c, { ticker: missingTicker() }), 409: async (c) => assignBody(c, { ticker: await closedMarket() }) },
   // The examples filter on the example market's ticker and id and the live statuses: one live order there. 400: each
   // value of the set is checked.
-  listOrders: { request: async (c) => c.query.set('market', await placeExampleOrder().then(exampleMarketId)), 400: (c) => c.query.set('status', 'OPEN,NOT_A_STATUS') },
+  listOrders: { request: async (c) => c.query.set('market', await placeExampleOrder().then(exampleMarket).then((m) => m.id)), 400: (c) => c.query.set('status', 'OPEN,NOT_A_STATUS') },
   getOrder: { request: ownOrder, 404: othersOrder }, // another account's order: 404, as an unknown id
   cancelOrder: { request: ownOrder, 404: othersOrder }, // 409 (STATUS_RULES): cancelled once before Dredd cancels it
   // The example order has count 10 and the example asks for a remainder of 5; 400: not smaller; 409: no longer live.
@@ -148,7 +148,7 @@ const TWEAKS: Record<string, Record<string, Rule>> = {
   getClobMarket: { request: async (c) => (c.pathParams.condition_id = (await clobFixture()).conditionId) },
   getClobOrder: { request: async (c) => (c.pathParams.id = (await placeExampleOrder()).order_id) },
   // The example market's orders of the contract USER; 404: a token no market has.
-  cancelClobMarketOrders: { request: async (c) => (c.body = { market: await placeExampleOrder().then(exampleClobIds).then((m) => m.conditionId) }), 404: (c) => (c.body = { asset_id: UNKNOWN_TOKEN }) },
+  cancelClobMarketOrders: { request: async (c) => (c.body = { market: await placeExampleOrder().then(exampleMarket).then((m) => m.conditionId) }), 404: (c) => (c.body = { asset_id: UNKNOWN_TOKEN }) },
   // Orders signed by the wallet of the contract USER's order-book key; 409 (STATUS_RULES): the same signed order twice.
   placeClobOrder: { request: async (c) => (c.body = await signedOrder()), 404: async (c) => (c.body = await signedOrder(UNKNOWN_TOKEN)) },
   placeClobOrders: { request: async (c) => (c.rawBody = JSON.stringify([await signedOrder(), await signedOrder()])) },
@@ -156,9 +156,6 @@ const TWEAKS: Record<string, Record<string, Rule>> = {
   getMarketCandlesticks: { request: async (c) => Object.assign(recentCandles(c).pathParams, { series_ticker: String(example('createAdminEvent').series_ticker), ticker: (await clobFixture()).ticker }) },
   getMarketsCandlesticks: { request: async (c) => recentCandles(c).query.set('market_tickers', (await clobFixture()).ticker), 404: (c) => c.query.set('market_tickers', missingTicker()) },
 };
-
-let setupError: string | undefined;
-const isJson = (mediaType: string) => /^application\/(.+\+)?json$/i.test(mediaType);
 
 /** How to make a documented status happen for any operation. */
 const STATUS_RULES: Record<string, Rule> = {
@@ -249,6 +246,7 @@ function jsonSchema(schema: unknown): unknown {
   if (out.type === undefined) return { anyOf: [out, { type: 'null' }] };
   return { ...out, type: [out.type, 'null'].flat(), ...(Array.isArray(out.enum) ? { enum: [...new Set([...(out.enum as unknown[]), null])] } : {}) };
 }
+const isJson = (mediaType: string) => /^application\/(.+\+)?json$/i.test(mediaType);
 const operationOf = (t: Transaction) => state.operations.get(`${t.request.method.toLowerCase()} ${t.origin.resourceName}`);
 function contextOf(t: Transaction): Ctx {
   const op = operationOf(t) ?? fail(`no operation ${t.request.method} ${t.origin.resourceName} in the document`);
@@ -291,6 +289,7 @@ function applyContext(c: Ctx, t: Transaction): void {
   t.expected.bodySchema = { $schema: 'http://json-schema.org/draft-07/schema#', ...(jsonSchema(schema) as Json) };
   delete t.expected.body; // Gavel ignores the example body once there is a schema
 }
+let setupError: string | undefined;
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 /** An async hook on Dredd's callback API: a failure fails the transaction (in beforeAll, every transaction). */
 const asyncHook = <T>(fn: (data: T) => Promise<unknown>): Hook<T> => (data, done) =>

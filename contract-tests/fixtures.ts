@@ -71,7 +71,6 @@ export async function placeExampleOrder(account = state.user, overrides: Json = 
 }
 export const otherAccount = once(registerAccount); // whose orders are 404 to the contract USER
 export const heartbeatAccount = once(registerAccount);
-export const exampleMarketId = once(async () => (await send<{ market: { id: string } }>('getMarket', { params: { ticker: String(example('createAdminMarket').ticker) } }, 200)).market.id);
 /** The token and body of an expired order session's heartbeat: started by beforeAll, so that it expires while other transactions run. */
 export const expiredSession = once(async () => {
   const account = await registerAccount();
@@ -114,10 +113,10 @@ export function keepStrikeDateAhead(body: Json): Json {
   return body;
 }
 
-/** A market's order-book identifiers, as the native market shows them. */
-type ClobIds = { conditionId: string; yesTokenId: string; noTokenId: string };
-const clobIds = async (ticker: string) => (await send<{ market: ClobIds }>('getMarket', { params: { ticker } }, 200)).market;
-export const exampleClobIds = once(() => clobIds(String(example('createAdminMarket').ticker)));
+/** A market's identifiers, its order-book ones among them, as the native market shows them. */
+type MarketIds = { id: string; conditionId: string; yesTokenId: string; noTokenId: string };
+const marketIds = async (ticker: string) => (await send<{ market: MarketIds }>('getMarket', { params: { ticker } }, 200)).market;
+export const exampleMarket = once(() => marketIds(String(example('createAdminMarket').ticker)));
 /** An outcome token id no market has (the real ones are SHA-256 digests). */
 export const UNKNOWN_TOKEN = '12345';
 /**
@@ -131,7 +130,7 @@ export const clobFixture = once(async () => {
   if ((await buy(taker, ticker, 'no', '2', '0.40')).status !== 'FILLED') fail('the order-book fixture orders should have crossed');
   await buy(maker, ticker, 'yes', '1', '0.30');
   await buy(taker, ticker, 'no', '1', '0.50');
-  return { ticker, ...(await clobIds(ticker)) };
+  return { ticker, ...(await marketIds(ticker)) };
 });
 /** The wallet the contract USER's order-book API key (kind hmac) is bound to: with a Bearer token, it may sign orders. */
 const clobWallet = once(async () => {
@@ -146,7 +145,7 @@ const clobWallet = once(async () => {
  * before the signature is checked).
  */
 export async function signedOrder(tokenId?: string): Promise<Json> {
-  const { conditionId, yesTokenId } = await exampleClobIds();
+  const { conditionId, yesTokenId } = await exampleMarket();
   const { neg_risk: negRisk } = await send<{ neg_risk: boolean }>('getClobMarket', { params: { condition_id: conditionId } }, 200); // the exchange signed for
   const terms = { tokenID: yesTokenId, price: 0.1, size: 1, side: Side.BUY };
   const order = await new OrderBuilder(await clobWallet(), Chain.POLYGON).buildOrder(terms, { tickSize: '0.01', negRisk });
