@@ -62,30 +62,30 @@ const SQL_NATIVE_EVENTS = `
    limit $1`;
 
 /** The baseline app: one route per measured request; answers 404 to anything else. */
-export function createBaseline(databaseUrl: string, services: Services): { app: Koa; close(): Promise<void> } {
+export function createBaseline(databaseUrl: string, services: Services): { app: Koa; close: () => Promise<void> } {
   // The session setting of every service connection: no parallel query.
   const plain = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, options: '-c max_parallel_workers_per_gather=0' });
   const limitOf = (value: unknown, fallback: number, max: number) => Math.min(Number(value ?? fallback) || fallback, max);
 
   const routes: Record<string, (ctx: Koa.Context) => Promise<unknown>> = {
-    '/events': async (ctx) => (await plain.query(SQL_EVENTS, [limitOf(ctx.query.limit, 20, 100)])).rows,
+    '/events': async (ctx) => (await plain.query<{ id: string }>(SQL_EVENTS, [limitOf(ctx.query.limit, 20, 100)])).rows,
     '/events/keyset': async (ctx) => {
       const limit = limitOf(ctx.query.limit, 20, 500);
       const after = ctx.query.after === undefined ? 0 : Number(ctx.query.after);
-      const { rows } = await plain.query(SQL_KEYSET, [limit + 1, after]);
+      const { rows } = await plain.query<{ id: string }>(SQL_KEYSET, [limit + 1, after]);
       const events = rows.slice(0, limit);
-      return { events, next_cursor: rows.length > limit ? events.at(-1).id : null };
+      return { events, next_cursor: rows.length > limit ? events.at(-1)!.id : null };
     },
     '/events/pagination': async (ctx) => {
       const limit = limitOf(ctx.query.limit, 20, 100);
-      const { rows } = await plain.query(SQL_PAGINATION, [limit]);
+      const { rows } = await plain.query<{ id: string | null; total: number }>(SQL_PAGINATION, [limit]);
       const total = rows[0]?.total ?? 0;
       const data = rows.filter((row) => row.id !== null).map(({ total: _, ...row }) => row);
       return { data, pagination: { hasMore: data.length < total, totalResults: total } };
     },
     '/api/events': async (ctx) => {
       const limit = limitOf(ctx.query.limit, 20, 100);
-      const { rows } = await plain.query(SQL_NATIVE_EVENTS, [limit + 1]);
+      const { rows } = await plain.query<{ id: string; sort_created_at: string }>(SQL_NATIVE_EVENTS, [limit + 1]);
       const events = rows.slice(0, limit);
       const last = events.at(-1);
       return { cursor: rows.length > limit && last ? `${last.sort_created_at}|${last.id}` : null, events };

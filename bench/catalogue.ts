@@ -31,7 +31,7 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import Koa from 'koa';
 import pg from 'pg';
-import { createDb } from '../src/db/knex.js';
+import { createDb, type Db } from '../src/db/knex.js';
 import { migrateLatest } from '../src/db/migrate.js';
 import { generateCatalogue } from '../src/db/seed/generator.js';
 import type { RunningService } from '../src/server.js';
@@ -83,11 +83,25 @@ const GENERATOR = { eventsPerSeries: 50, marketsPerEvent: 3, creatorIds: [] as s
 
 const log = (line: string) => console.log(`bench:catalogue: ${line}`);
 
-async function getJson(url: string, headers: Record<string, string> = {}): Promise<any> {
+/** The fields of the endpoints' JSON bodies (the service's and the baseline's) that the bench reads. */
+interface Body {
+  events: Array<{ id: unknown; markets: Array<{ id: unknown }> }>;
+  next_cursor: string | null;
+  cursor: string | null;
+  data: Array<{ id: unknown }>;
+  pagination: unknown;
+  results: Array<{ kind: string; id: unknown }>;
+  tags: Array<{ id: unknown }>;
+  profiles: Array<{ id: unknown }>;
+  hasMore: unknown;
+  totalResults: unknown;
+}
+
+async function getJson(url: string, headers: Record<string, string> = {}): Promise<Body> {
   const response = await fetch(url, { headers });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text);
+  return JSON.parse(text) as Body;
 }
 
 /** Migrates the bench's database and seeds it with the scale generator when it holds no catalogue; answers the seeding's seconds. */
@@ -96,7 +110,7 @@ async function prepareCatalogue(database: BenchDatabase): Promise<number | undef
   try {
     const migrations = await migrateLatest(db);
     if (migrations.length > 0) log(`migrations applied: ${migrations.join(', ')}`);
-    const found = Number((await db.raw('select count(*)::int as n from events')).rows[0].n);
+    const found = Number((await db.raw<{ rows: Array<{ n: number }> }>('select count(*)::int as n from events')).rows[0]!.n);
     if (found === 0) {
       log(`seeding ${EVENTS} events (about ${EVENTS * GENERATOR.marketsPerEvent} markets); this takes a while once`);
       const started = Date.now();
@@ -172,8 +186,8 @@ interface Endpoint {
   service: string;
   baseline?: string;
   /** What must agree between the two answers: the items in order (and counts); of the baseline's, `baselineKey` when given. */
-  key(body: any): unknown;
-  baselineKey?(body: any): unknown;
+  key: (body: Body) => unknown;
+  baselineKey?: (body: Body) => unknown;
   /** Held to the searches' own targets (TARGET_SEARCH_P99_MS, TARGET_SEARCH_RPS) too. */
   searchTarget?: boolean;
   /** Its share of the baseline's requests/s printed, but not held to TARGET_SHARE (the misses: see the top). */
@@ -181,11 +195,12 @@ interface Endpoint {
 }
 
 const ids = (rows: Array<{ id: unknown }>) => rows.map((row) => String(row.id));
-const keysetKey = (body: any) => [ids(body.events), body.next_cursor !== null];
+const keysetKey = (body: Body) => [ids(body.events), body.next_cursor !== null];
 
 function endpoints(deep: { cursor: string; afterId: string; depth: number }): Endpoint[] {
   return [
-    { name: 'GET /events?limit=20', service: '/events?limit=20', key: ids },
+    // (its body is a bare array of events)
+    { name: 'GET /events?limit=20', service: '/events?limit=20', key: (body) => ids(body as unknown as Array<{ id: unknown }>) },
     { name: 'GET /events/keyset?limit=20 (first page)', service: '/events/keyset?limit=20', key: keysetKey },
     {
       name: `GET /events/keyset?limit=20 (${deep.depth.toLocaleString('en')} deep)`,
@@ -197,7 +212,7 @@ function endpoints(deep: { cursor: string; afterId: string; depth: number }): En
     {
       name: 'GET /api/events?with_nested_markets=true',
       service: '/api/events?with_nested_markets=true',
-      key: (body) => [body.events.map((e: any) => [String(e.id), ids(e.markets)]), body.cursor !== null],
+      key: (body) => [body.events.map((e) => [String(e.id), ids(e.markets)]), body.cursor !== null],
     },
     ...[
       { q: WORD, searchTarget: false },
@@ -207,9 +222,9 @@ function endpoints(deep: { cursor: string; afterId: string; depth: number }): En
     ].flatMap(({ q, searchTarget, shareWithoutTarget, what }): Endpoint[] => {
       const query = `q=${encodeURIComponent(q)}`;
       const label = `q=${q}${what ? ` (${what})` : ''}`;
-      const lists = (body: any) => [ids(body.events), ids(body.tags), ids(body.profiles)];
+      const lists = (body: Body) => [ids(body.events), ids(body.tags), ids(body.profiles)];
       return [
-        { name: `GET /api/search?${label}`, service: `/api/search?${query}`, key: (body) => body.results.map((r: any) => `${r.kind}:${r.id}`), searchTarget, shareWithoutTarget },
+        { name: `GET /api/search?${label}`, service: `/api/search?${query}`, key: (body) => body.results.map((r) => `${r.kind}:${String(r.id)}`), searchTarget, shareWithoutTarget },
         {
           name: `GET /public-search?${label}`,
           service: `/public-search?${query}`,
@@ -236,7 +251,7 @@ async function walkKeyset(serviceUrl: string, depth: number): Promise<{ cursor: 
     if (body.next_cursor === null) break;
     walked += body.events.length;
     cursor = body.next_cursor;
-    afterId = String(body.events.at(-1).id);
+    afterId = String(body.events.at(-1)!.id);
   }
   if (!cursor) throw new Error('the keyset list has a single page: seed more events');
   return { cursor, afterId, depth: walked };
@@ -259,7 +274,7 @@ async function countStatements(service: RunningService, url: string): Promise<nu
   const listener = () => {
     if (captureContext.getStore() === token) count++;
   };
-  const pools = Object.values(service.pools);
+  const pools = Object.values(service.pools as Record<keyof RunningService['pools'], Db>);
   service.server.prependListener('request', mark);
   for (const db of pools) db.on('query', listener);
   try {
@@ -323,6 +338,62 @@ function numbers({ rps, p50, p99, serverUs, kbPerResponse, otherCores }: Figures
   ];
 }
 
+/** The catalogue's figures, checked to hold what the searches measured need (a common word, a miss, a typo, three words). */
+async function checkCatalogue(databaseUrl: string, serviceUrl: string): Promise<{ events: number; markets: number; active: number; with_word: number; version: string }> {
+  const facts = new pg.Client({ connectionString: databaseUrl });
+  await facts.connect();
+  const counts = (
+    await facts.query<{ events: number; markets: number; active: number; with_word: number; version: string }>(
+      `select (select count(*)::int from events) as events, (select count(*)::int from markets) as markets,
+              (select count(*)::int from events where status = 'ACTIVE') as active,
+              (select count(*)::int from events where lower(title) like $1) as with_word,
+              current_setting('server_version') as version`,
+      [`%${WORD}%`],
+    )
+  ).rows[0]!;
+  // Whether a word of some item's searchable text begins with the typo (fields and words separated by spaces).
+  const typoPrefixes = (await facts.query<{ n: number }>(`select count(*)::int as n from (select 1 from events where (' ' || search_text) like $1 union all select 1 from markets where (' ' || search_text) like $1 limit 1) x`, [`% ${TYPO}%`])).rows[0]!.n;
+  await facts.end();
+  if (counts.with_word === 0) throw new Error(`no event title contains '${WORD}'`);
+  if (typoPrefixes > 0) throw new Error(`'${TYPO}' begins a word of the catalogue, so it is no typo`);
+  const found = async (q: string) => (await getJson(`${serviceUrl}/api/search?q=${encodeURIComponent(q)}`)).results.length;
+  if ((await found(MISS)) > 0) throw new Error(`'${MISS}' finds items`);
+  if ((await found(TYPO)) === 0) throw new Error(`'${TYPO}' finds nothing`);
+  if ((await found(WORDS)) === 0) throw new Error(`'${WORDS}' finds nothing`);
+  return counts;
+}
+
+function printLegend(localDatabase: boolean): void {
+  console.log(
+    '\nsrv µs/req: main-thread busy time per answered request (every server runs in this thread, autocannon in a worker);\n' +
+      'KB/resp: bytes of one response, headers included;\n' +
+      `others: cores (of ${availableParallelism()}) kept busy by other processes during the row` +
+      `${localDatabase ? '' : ' (the external PostgreSQL counts among them)'};\n` +
+      "stmts: SQL statements per request (BEGIN, SET and COMMIT included); % baseline: the endpoint's req/s over its baseline's.\n" +
+      `Rows "${processLabel(1)}" and "=2": the service as deployed, a process of its own on the same database (LOG_LEVEL=warn, so\n` +
+      'no access log; with 2, a primary and 2 HTTP workers on one port, each with its own pools), the service of this process stopped;\n' +
+      "their srv µs/req is the CPU time (user + system, from /proc) of all the service's processes per answered request, and\n" +
+      'their others leave those processes out; % baseline: over the same in-process baseline as above; no target on these rows.',
+  );
+}
+
+/** Each row held to its targets (its share of the baseline, its p99, the searches' own). */
+function rowVerdicts(rows: Row[]): Array<{ ok: boolean; text: string }> {
+  const verdicts: Array<{ ok: boolean; text: string }> = [];
+  for (const row of rows) {
+    const { p99, rps } = row.service;
+    if (!row.shareWithoutTarget) {
+      verdicts.push({ ok: row.share >= TARGET_SHARE, text: `${row.name}: ${percent(row.share)} of its baseline's req/s, median of ${row.shares.map(percent).join(', ')} (target >= ${TARGET_SHARE * 100}%)` });
+    }
+    verdicts.push({ ok: p99 < TARGET_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_P99_MS} ms)` });
+    if (row.searchTarget) {
+      verdicts.push({ ok: rps >= TARGET_SEARCH_RPS, text: `${row.name}: ${rps.toFixed(0)} req/s (target >= ${TARGET_SEARCH_RPS})` });
+      verdicts.push({ ok: p99 < TARGET_SEARCH_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_SEARCH_P99_MS} ms)` });
+    }
+  }
+  return verdicts;
+}
+
 runBench('catalogue', async (defer) => {
   const started = performance.now();
   const database = await benchDatabase('bench-catalogue', `catalogue_${EVENTS}`, defer, true);
@@ -343,26 +414,7 @@ runBench('catalogue', async (defer) => {
   const baseline = await listen(baselineApp.app);
   defer(baseline.close);
 
-  const facts = new pg.Client({ connectionString: database.url });
-  await facts.connect();
-  const counts = (
-    await facts.query(
-      `select (select count(*)::int from events) as events, (select count(*)::int from markets) as markets,
-              (select count(*)::int from events where status = 'ACTIVE') as active,
-              (select count(*)::int from events where lower(title) like $1) as with_word,
-              current_setting('server_version') as version`,
-      [`%${WORD}%`],
-    )
-  ).rows[0];
-  // Whether a word of some item's searchable text begins with the typo (fields and words separated by spaces).
-  const typoPrefixes = (await facts.query(`select count(*)::int as n from (select 1 from events where (' ' || search_text) like $1 union all select 1 from markets where (' ' || search_text) like $1 limit 1) x`, [`% ${TYPO}%`])).rows[0].n;
-  await facts.end();
-  if (counts.with_word === 0) throw new Error(`no event title contains '${WORD}'`);
-  if (typoPrefixes > 0) throw new Error(`'${TYPO}' begins a word of the catalogue, so it is no typo`);
-  const found = async (q: string) => (await getJson(`${service.url}/api/search?q=${encodeURIComponent(q)}`)).results.length as number;
-  if ((await found(MISS)) > 0) throw new Error(`'${MISS}' finds items`);
-  if ((await found(TYPO)) === 0) throw new Error(`'${TYPO}' finds nothing`);
-  if ((await found(WORDS)) === 0) throw new Error(`'${WORDS}' finds nothing`);
+  const counts = await checkCatalogue(database.url, service.url);
 
   log(`walking /events/keyset with limit=${WALK_PAGE} to ${DEPTH.toLocaleString('en')} rows deep`);
   const deep = await walkKeyset(service.url, DEPTH);
@@ -431,17 +483,7 @@ runBench('catalogue', async (defer) => {
       `service log level ${process.env.LOG_LEVEL ?? 'info'} (to /dev/null); baseline pool of ${POOL_MAX} connections\n`,
   );
   printRows(rows, ceilingResult, processRows);
-  console.log(
-    '\nsrv µs/req: main-thread busy time per answered request (every server runs in this thread, autocannon in a worker);\n' +
-      'KB/resp: bytes of one response, headers included;\n' +
-      `others: cores (of ${availableParallelism()}) kept busy by other processes during the row` +
-      `${database.postmasterPid ? '' : ' (the external PostgreSQL counts among them)'};\n` +
-      "stmts: SQL statements per request (BEGIN, SET and COMMIT included); % baseline: the endpoint's req/s over its baseline's.\n" +
-      `Rows "${processLabel(1)}" and "=2": the service as deployed, a process of its own on the same database (LOG_LEVEL=warn, so\n` +
-      'no access log; with 2, a primary and 2 HTTP workers on one port, each with its own pools), the service of this process stopped;\n' +
-      "their srv µs/req is the CPU time (user + system, from /proc) of all the service's processes per answered request, and\n" +
-      'their others leave those processes out; % baseline: over the same in-process baseline as above; no target on these rows.',
-  );
+  printLegend(database.postmasterPid !== undefined);
   const spreads = processRows.filter((row) => row.measured.spread);
   if (spreads.length > 0) {
     console.log(`connections held by each worker during the row (${processLabel(2)}): ${spreads.map((row) => `${row.name} ${row.measured.spread!.join('/')}`).join('; ')}`);
@@ -449,18 +491,7 @@ runBench('catalogue', async (defer) => {
   console.log(`\nsetup ${setupSeconds.toFixed(0)} s (${seededSeconds === undefined ? 'catalogue reused' : `seeded in ${seededSeconds.toFixed(0)} s`}), measuring ${measureSeconds.toFixed(0)} s`);
   if (disturbed > 0) console.log(`WARNING: other work took more than ${DISTURBED_CORES} core during ${disturbed} row(s): measure again on a quiet machine`);
 
-  const verdicts: Array<{ ok: boolean; text: string }> = [];
-  for (const row of rows) {
-    const { p99, rps } = row.service;
-    if (!row.shareWithoutTarget) {
-      verdicts.push({ ok: row.share >= TARGET_SHARE, text: `${row.name}: ${percent(row.share)} of its baseline's req/s, median of ${row.shares.map(percent).join(', ')} (target >= ${TARGET_SHARE * 100}%)` });
-    }
-    verdicts.push({ ok: p99 < TARGET_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_P99_MS} ms)` });
-    if (row.searchTarget) {
-      verdicts.push({ ok: rps >= TARGET_SEARCH_RPS, text: `${row.name}: ${rps.toFixed(0)} req/s (target >= ${TARGET_SEARCH_RPS})` });
-      verdicts.push({ ok: p99 < TARGET_SEARCH_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_SEARCH_P99_MS} ms)` });
-    }
-  }
+  const verdicts = rowVerdicts(rows);
   const first = rows.find((row) => row.name.includes('(first page)'))!;
   const deepRow = rows.find((row) => row.name.includes(' deep)'))!;
   const ratio = deepRow.service.p50 / first.service.p50;

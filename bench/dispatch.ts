@@ -38,7 +38,7 @@ type ServerKind = 'plain' | 'full' | 'limited' | 'metrics';
 /** A server of the benchmark: its URL and processes. */
 interface Server {
   url: string;
-  pids(): number[];
+  pids: () => number[];
   metricsUrl?: string;
 }
 
@@ -82,6 +82,33 @@ async function load(server: Server, pathAndQuery: string): Promise<Measured> {
   return { result, serverUs: before && after ? ((after.user + after.sys - before.user - before.sys) * 1000) / result.requests.total : NaN };
 }
 
+/** Plain Koa answering constant JSON, in a process of its own. */
+async function startPlainKoa(defer: (step: () => Promise<unknown>) => void): Promise<Server> {
+  const child: ChildProcess = fork(path.join(ROOT, 'bench/plain-koa.ts'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  defer(() => Promise.resolve(child.connected && child.disconnect()));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message) => resolve((message as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`bench/plain-koa.ts exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, pids: () => [child.pid!] };
+}
+
+/** The settings of a service server of this kind: budgets it never reaches, or a metrics port. */
+function serviceEnv(kind: ServerKind, metricsPort: number | undefined): Record<string, string> {
+  if (kind === 'limited') return { RATE_LIMITS: 'on', ...Object.fromEntries(['PUBLIC_READS', 'PRIVATE_READS', 'ORDER_WRITES', 'LOGIN', 'REGISTRATION'].map((c) => [`RATE_LIMIT_${c}`, UNREACHABLE_BUDGET])) };
+  return metricsPort ? { METRICS_PORT: String(metricsPort) } : {};
+}
+
+/** The dispatcher really routes and validates: these must not be 200. */
+async function expectRoutingAndValidation(full: string, templated: string, literal: string): Promise<void> {
+  await expectStatus(`${full}/api/events/${templated.split('/')[2]}?with_nested_markets=bogus`, 400);
+  await expectStatus(`${full}/api/search?q=word&limit=0`, 400);
+  await expectStatus(`${full}/api/search?q=word&limit=abc`, 400);
+  await expectStatus(`${full}/nothing/here`, 404);
+  await expectStatus(`${full}${literal}`, 405, { method: 'PATCH' });
+  await expectStatus(`${full}/api/auth/register`, 400, { method: 'POST', body: '{"email":1}', headers: { 'content-type': 'application/json' } });
+}
+
 runBench('dispatch', async (defer) => {
   const database = await benchDatabase('bench-dispatch', 'bench_dispatch', defer);
   await ensureBuild();
@@ -104,21 +131,10 @@ runBench('dispatch', async (defer) => {
     if (known) return known;
     let started: Server;
     if (kind === 'plain') {
-      const child: ChildProcess = fork(path.join(ROOT, 'bench/plain-koa.ts'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-      defer(async () => child.connected && child.disconnect());
-      const port = await new Promise<number>((resolve, reject) => {
-        child.once('message', (message) => resolve((message as { port: number }).port));
-        child.once('exit', (code) => reject(new Error(`bench/plain-koa.ts exited with ${code}`)));
-      });
-      started = { url: `http://127.0.0.1:${port}`, pids: () => [child.pid!] };
+      started = await startPlainKoa(defer);
     } else {
       const metricsPort = kind === 'metrics' ? await findFreePort() : undefined;
-      const env: Record<string, string> =
-        kind === 'limited'
-          ? { RATE_LIMITS: 'on', ...Object.fromEntries(['PUBLIC_READS', 'PRIVATE_READS', 'ORDER_WRITES', 'LOGIN', 'REGISTRATION'].map((c) => [`RATE_LIMIT_${c}`, UNREACHABLE_BUDGET])) }
-          : metricsPort
-            ? { METRICS_PORT: String(metricsPort) }
-            : {};
+      const env = serviceEnv(kind, metricsPort);
       const begun = performance.now();
       const spawned = await startServiceProcess({ databaseUrl: database.url, workers: 1, env });
       defer(() => spawned.stop());
@@ -141,13 +157,7 @@ runBench('dispatch', async (defer) => {
   const full = (await server('full')).url;
   const literal = '/livez';
 
-  // The dispatcher really routes and validates: these must not be 200.
-  await expectStatus(`${full}/api/events/${templated.split('/')[2]}?with_nested_markets=bogus`, 400);
-  await expectStatus(`${full}/api/search?q=word&limit=0`, 400);
-  await expectStatus(`${full}/api/search?q=word&limit=abc`, 400);
-  await expectStatus(`${full}/nothing/here`, 404);
-  await expectStatus(`${full}${literal}`, 405, { method: 'PATCH' });
-  await expectStatus(`${full}/api/auth/register`, 400, { method: 'POST', body: '{"email":1}', headers: { 'content-type': 'application/json' } });
+  await expectRoutingAndValidation(full, templated, literal);
 
   const targets: Array<{ id: RowId; name: string; server: ServerKind; path: string }> = [
     { id: 'literal', name: `full stack, literal   GET ${literal}`, server: 'full', path: literal },

@@ -51,11 +51,11 @@ runBench('expiry', async (defer) => {
       if (Date.now() - lastHeartbeat > TARGET_MS * 5) throw new Error('the orders were never cancelled');
     } while ((await live()) > 0);
     const observed = Date.now();
-    const row = await service.db('order_sessions').where({ id: session.heartbeat_id }).first('cancelled_at', 'cancelled_count');
+    const row = await service.db('order_sessions').where({ id: session.heartbeat_id }).first<{ cancelled_at: Date; cancelled_count: number }>('cancelled_at', 'cancelled_count');
     const [wrong] = await service.db('orders').where({ account_id: accountId }).whereNot({ cancel_reason: 'heartbeat' }).count('* as n');
     if (Number(wrong!.n) !== 0) throw new Error(`${wrong!.n} orders were not cancelled by the heartbeat expiry`);
-    const cancelledAt = (row.cancelled_at as Date).getTime();
-    return { resting, cancelledCount: row.cancelled_count as number, expiry: cancelledAt - Date.parse(session.expires_at), heartbeat: cancelledAt - lastHeartbeat, latency: observed - lastHeartbeat };
+    const cancelledAt = row.cancelled_at.getTime();
+    return { resting, cancelledCount: row.cancelled_count, expiry: cancelledAt - Date.parse(session.expires_at), heartbeat: cancelledAt - lastHeartbeat, latency: observed - lastHeartbeat };
   };
 
   console.log(`bench:expiry: ${ORDERS} resting orders over ${MARKETS} markets, timeout T = ${T} s, sweep interval S = ${S} s, target T + S + 1 = ${TARGET_MS / 1000} s`);

@@ -237,11 +237,11 @@ export interface ServiceProcess {
   url: string;
   workers: number;
   /** The service's processes: the one given to node, and its HTTP workers when WEB_CONCURRENCY > 1. */
-  pids(): number[];
+  pids: () => number[];
   /** Established connections to the service's port held by each process serving HTTP (Linux /proc, else undefined). */
   connections(): Map<number, number> | undefined;
   /** SIGTERM, then waits for exit code 0 (rejects otherwise; killed after STOP_DEADLINE_MS). Idempotent. */
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 const START_DEADLINE_MS = 60_000;
@@ -330,8 +330,8 @@ async function spawnService(options: { databaseUrl: string; workers: number; env
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   const exit = new Promise<number | null>((resolve) => {
     child.once('exit', (code) => resolve(code));
     child.once('error', (error) => {
@@ -393,7 +393,7 @@ async function everyWorkerServes(url: string, primary: number, workers: number):
 // --- servers of the benches' own
 
 /** `app` on a free port of 127.0.0.1, keeping connections alive across the whole run, as the load generators expect. */
-export async function listen(app: Koa): Promise<{ url: string; close(): Promise<void> }> {
+export async function listen(app: Koa): Promise<{ url: string; close: () => Promise<void> }> {
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   server.keepAliveTimeout = 60_000;
@@ -409,7 +409,7 @@ export async function listen(app: Koa): Promise<{ url: string; close(): Promise<
 // --- the API, to set up
 
 /** One call of the service's API with JSON in and out; anything but a 2xx answer is an error. */
-export async function api<T = any>(base: string, method: string, route: string, body?: unknown, token?: string): Promise<T> {
+export async function api<T = unknown>(base: string, method: string, route: string, body?: unknown, token?: string): Promise<T> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -421,8 +421,8 @@ export async function api<T = any>(base: string, method: string, route: string, 
 
 /** A new account: its bearer token and id. */
 export async function register(base: string, email: string): Promise<{ token: string; accountId: string }> {
-  const body = await api(base, 'POST', '/api/auth/register', { email, password: 'correct-horse-battery' });
-  return { token: body.token as string, accountId: body.user.id as string };
+  const body = await api<{ token: string; user: { id: string } }>(base, 'POST', '/api/auth/register', { email, password: 'correct-horse-battery' });
+  return { token: body.token, accountId: body.user.id };
 }
 
 /**
@@ -430,7 +430,7 @@ export async function register(base: string, email: string): Promise<{ token: st
  * a market in an event of its own, or in `event` (made by `event(name)`), and answers its ticker.
  */
 export async function benchSeries(base: string, series: string) {
-  const admin = (await api(base, 'POST', '/api/auth/login', ADMIN)).token as string;
+  const admin = (await api<{ token: string }>(base, 'POST', '/api/auth/login', ADMIN)).token;
   await api(base, 'POST', '/api/admin/series', { ticker: series, title: `Benchmark ${series}`, category: 'economics', frequency: 'daily' }, admin);
   const event = async (name: string): Promise<string> => {
     const ticker = `${series}-${name}`;

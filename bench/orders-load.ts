@@ -132,11 +132,14 @@ async function once(job: Extract<LoadJob, { type: 'once' }>): Promise<OnceResult
   return { status: res.status, text: res.text, ms: res.ended - res.started };
 }
 
-parentPort!.on('message', async (job: LoadJob) => {
+async function answer(job: LoadJob): Promise<void> {
   try {
     const result = job.type === 'load' ? await load(job) : job.type === 'presign' ? presign(job) : await once(job);
     parentPort!.postMessage({ ok: true, result });
   } catch (error) {
     parentPort!.postMessage({ ok: false, error: String((error as Error).stack ?? error) });
   }
-});
+}
+
+// (answer catches every error and posts it back)
+parentPort!.on('message', (job: LoadJob) => void answer(job));

@@ -1,3 +1,4 @@
+/* eslint max-lines: ["error", { "max": 540, "skipBlankLines": true, "skipComments": true }] -- one benchmark run, its rows beside the setup and the report they share */
 /**
  * npm run bench:orders: order placement and batch cancel through the real service, beside what the same
  * PostgreSQL does with a minimal durable transaction (README, "Tests and benchmarks").
@@ -170,12 +171,12 @@ function sampleActivity(client: pg.Client): () => Promise<string> {
 
 /** Placements per transaction on these markets (warm-up included): orders per distinct created_at, the inserting transaction's start. */
 async function placementsPerTransaction(client: pg.Client, tickers: string[]): Promise<number> {
-  const { rows } = await client.query(
+  const { rows } = await client.query<{ orders: number; transactions: number }>(
     `select count(*)::int as orders, count(distinct o.created_at)::int as transactions
        from orders o join markets m on m.id = o.market_id where m.ticker = any($1)`,
     [tickers],
   );
-  return rows[0].orders / Math.max(1, rows[0].transactions);
+  return rows[0]!.orders / Math.max(1, rows[0]!.transactions);
 }
 
 interface Row extends Partial<Usage> {
@@ -268,6 +269,7 @@ const cpuCell = (cpu: CpuPerRequest | undefined) => (cpu === undefined ? '-' : `
 
 // --- main
 
+// eslint-disable-next-line max-lines-per-function -- one run: every row reads the setup's accounts, keys, markets and flows, held as its locals
 runBench('orders', async (defer) => {
   const started = performance.now();
   const database = await benchDatabase('bench-orders', 'bench_orders', defer);
@@ -315,8 +317,8 @@ runBench('orders', async (defer) => {
   await Promise.all(
     [...makers, ...takers].map((token) =>
       limit(async () => {
-        const created = await api(base, 'POST', '/api/portfolio/api-keys', { name: 'bench', kind: 'rsa', scopes: ['trade'], public_key: publicKey }, token);
-        keyOf.set(token, created.api_key.id as string);
+        const created = await api<{ api_key: { id: string } }>(base, 'POST', '/api/portfolio/api-keys', { name: 'bench', kind: 'rsa', scopes: ['trade'], public_key: publicKey }, token);
+        keyOf.set(token, created.api_key.id);
       }),
     ),
   );
@@ -559,12 +561,12 @@ runBench('orders', async (defer) => {
   const measureSeconds = (performance.now() - measureStarted) / 1000;
 
   const settings = (
-    await side.query(
+    await side.query<{ version: string; fsync: string; synchronous_commit: string; preloaded: string; orders: number; trades: number }>(
       `select current_setting('server_version') as version, current_setting('fsync') as fsync,
               current_setting('synchronous_commit') as synchronous_commit, current_setting('shared_preload_libraries') as preloaded,
               (select count(*)::int from orders) as orders, (select count(*)::int from trades) as trades`,
     )
-  ).rows[0];
+  ).rows[0]!;
 
   console.log(
     `\norders benchmark: PostgreSQL ${settings.version} (${database.label}) (fsync ${settings.fsync}, synchronous_commit ${settings.synchronous_commit}` +

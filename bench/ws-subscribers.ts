@@ -33,11 +33,12 @@ function connect(): Promise<void> {
     const seqs = new Map<number, number>();
     let pending = channels.length;
     ws.on('message', (data) => {
-      const m = JSON.parse(data.toString()) as { type: string; sid?: number; seq?: number; msg: { sid?: number; ts?: string } };
+      const text = (data as Buffer).toString();
+      const m = JSON.parse(text) as { type: string; sid?: number; seq?: number; msg: { sid?: number; ts?: string } };
       if (m.type === 'subscribed') {
         seqs.set(m.msg.sid!, 0);
         if (--pending === 0) resolve();
-      } else if (m.type === 'error') result.errors.push(data.toString());
+      } else if (m.type === 'error') result.errors.push(text);
       else {
         if (m.seq !== undefined) {
           if (m.seq !== (seqs.get(m.sid!) ?? 0) + 1) result.gaps++;
@@ -53,7 +54,7 @@ function connect(): Promise<void> {
   });
 }
 
-parentPort!.on('message', async (command: SubscribersCommand) => {
+async function answer(command: SubscribersCommand): Promise<void> {
   try {
     if (command === 'connect') for (let i = 0; i < count; i++) await connect();
     measuring = command === 'measure';
@@ -65,4 +66,7 @@ parentPort!.on('message', async (command: SubscribersCommand) => {
   } catch (error) {
     parentPort!.postMessage({ ok: false, error: String((error as Error).stack ?? error) });
   }
-});
+}
+
+// (answer catches every error and posts it back)
+parentPort!.on('message', (command: SubscribersCommand) => void answer(command));

@@ -34,6 +34,21 @@ function fromProc<T>(value: T | undefined): T {
   return value;
 }
 
+/** Places an order; answers undefined when it was accepted (201), else what went wrong. */
+function placeOrder(port: number, agent: http.Agent, body: Record<string, string>, token: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const payload = Buffer.from(JSON.stringify(body));
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(payload.length) };
+    const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/portfolio/orders', agent, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve(response.statusCode === 201 ? undefined : `${response.statusCode} ${Buffer.concat(chunks).toString().slice(0, 200)}`));
+    });
+    request.on('error', (error) => resolve(String(error)));
+    request.end(payload);
+  });
+}
+
 runBench('ws', async (defer) => {
   const database = await benchDatabase('bench-ws', 'bench_ws', defer);
   // All the load comes from one address and one account: the per-client caps would refuse it.
@@ -63,25 +78,14 @@ runBench('ws', async (defer) => {
 
   // Open loop at RATE orders per second.
   const agent = new http.Agent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT });
-  defer(async () => agent.destroy());
+  defer(() => Promise.resolve(agent.destroy()));
   let sent = 0;
   let inFlight = 0;
   let skipped = 0;
   const failures: string[] = [];
   let measuredOrders = 0;
   let measuring = false;
-  const place = (body: Record<string, string>, token: string) =>
-    new Promise<string | undefined>((resolve) => {
-      const payload = Buffer.from(JSON.stringify(body));
-      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(payload.length) };
-      const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/portfolio/orders', agent, headers }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve(response.statusCode === 201 ? undefined : `${response.statusCode} ${Buffer.concat(chunks).toString().slice(0, 200)}`));
-      });
-      request.on('error', (error) => resolve(String(error)));
-      request.end(payload);
-    });
+  const place = (body: Record<string, string>, token: string) => placeOrder(port, agent, body, token);
   const fire = () => {
     if (inFlight >= MAX_IN_FLIGHT) {
       skipped += 1;

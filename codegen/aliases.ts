@@ -73,13 +73,13 @@ function expandParameterAliases(doc: OpenAPIV3.Document): string[] {
   const aliasRefs = new Map<string, string[]>();
   for (const [componentName, entry] of Object.entries(components)) {
     if (isReference(entry)) continue;
-    const names = parameterAliasNames(entry as Parameter, `components.parameters.${componentName}`, problems);
+    const names = parameterAliasNames(entry, `components.parameters.${componentName}`, problems);
     if (names.length === 0) continue;
     const refs: string[] = [];
     for (const name of names) {
       const aliasComponent = `${componentName}_${name}`;
       if (components[aliasComponent]) problems.push(`components.parameters.${componentName}: alias '${name}' would replace the existing component ${aliasComponent}`);
-      components[aliasComponent] = aliasParameter(entry as Parameter, name);
+      components[aliasComponent] = aliasParameter(entry, name);
       refs.push(`${COMPONENT_PREFIX}${aliasComponent}`);
     }
     delete (entry as Parameter)['x-aliases'];
@@ -90,7 +90,7 @@ function expandParameterAliases(doc: OpenAPIV3.Document): string[] {
     if (!list) return list;
     const expanded = list.flatMap((entry): ParameterEntry[] => {
       if (isReference(entry)) return [entry, ...(aliasRefs.get(entry.$ref) ?? []).map(($ref) => ({ $ref }))];
-      const names = parameterAliasNames(entry as Parameter, where, problems);
+      const names = parameterAliasNames(entry, where, problems);
       const aliases = names.map((name) => aliasParameter(entry as Parameter, name));
       delete (entry as Parameter)['x-aliases'];
       return [entry, ...aliases];
@@ -161,7 +161,7 @@ function aliasOperation(original: Operation, originalRoute: string, originalItem
     description: `Alias of \`${originalRoute}\` (\`${original.operationId}\`): the same operation, with the same parameters, body and responses.${note}\n\n${description ?? ''}`.trimEnd(),
     ...rest,
     ...(own.length + inherited.length > 0 ? { parameters: [...inherited, ...own] } : {}),
-  } as OpenAPIV3.OperationObject;
+  };
 }
 
 function expandOperationAliases(doc: OpenAPIV3.Document): string[] {
@@ -176,7 +176,7 @@ function expandOperationAliases(doc: OpenAPIV3.Document): string[] {
   for (const [path, item] of source) {
     if (item['x-aliases'] !== undefined) problems.push(`${path}: x-aliases belongs on an operation (each alias needs its own operationId), not on the path item`);
     for (const method of HTTP_METHODS) {
-      const operation = item[method] as Operation | undefined;
+      const operation: Operation | undefined = item[method];
       if (!operation) continue;
       const route = `${method.toUpperCase()} ${path}`;
       const aliases = operationAliases(operation, method, route, problems);

@@ -17,7 +17,7 @@ export function applyApiKeySecurity(doc: OpenAPIV3.Document): void {
   const security = [{ bearerAuth: [] }, ...SIGNED_REQUIREMENTS.map((schemes) => Object.fromEntries(schemes.map((scheme) => [scheme, []])))];
   for (const item of Object.values(doc.paths ?? {})) {
     for (const method of METHODS) {
-      const operation = item?.[method] as (OpenAPIV3.OperationObject & { 'x-api-key-scope'?: unknown }) | undefined;
+      const operation: (OpenAPIV3.OperationObject & { 'x-api-key-scope'?: unknown }) | undefined = item?.[method];
       if (operation?.['x-api-key-scope'] !== undefined && operation.security === undefined) operation.security = structuredClone(security);
     }
   }

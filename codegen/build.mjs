@@ -18,8 +18,13 @@ const dist = path.join(root, 'dist');
 const stamp = path.join(dist, '.inputs-sha256');
 /** What dist/ is made from. src/generated is made from the rest (codegen), tests are not built. */
 const INPUTS = ['src', 'openapi/openapi.yaml', 'openapi/paths', 'openapi/components', 'codegen', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
+/** @param {string} file */
 const isInput = (file) => !file.startsWith(`src${path.sep}generated${path.sep}`) && !file.endsWith('.test.ts');
 
+/**
+ * @param {string} relative
+ * @returns {string[]}
+ */
 function filesUnder(relative) {
   const absolute = path.join(root, relative);
   if (!existsSync(absolute)) return [];
@@ -38,15 +43,19 @@ function inputsHash() {
 /**
  * Runs a step of the build; a SIGTERM or SIGINT meanwhile (npm start stopped while it builds) is passed to
  * the step, and the build ends with it, so that no compiler is left running.
+ *
+ * @param {string} command
+ * @param {string[]} args
+ * @returns {Promise<void>}
  */
 function run(command, args) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
-    const forward = (signal) => child.kill(signal);
+    const forward = (/** @type {NodeJS.Signals} */ signal) => child.kill(signal);
     process.on('SIGTERM', forward).on('SIGINT', forward);
     child.once('exit', (code, signal) => {
       process.off('SIGTERM', forward).off('SIGINT', forward);
-      if (code !== 0) process.exit(code ?? 128 + (constants.signals[signal] ?? 1));
+      if (code !== 0) process.exit(code ?? 128 + (constants.signals[/** @type {NodeJS.Signals} */ (signal)] ?? 1));
       resolve();
     });
   });
@@ -55,7 +64,7 @@ function run(command, args) {
 const hash = inputsHash();
 if (process.argv.includes('--if-stale') && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === hash) process.exit(0);
 
-const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const bin = (/** @type {string} */ name) => path.join(root, 'node_modules', '.bin', name);
 if (!existsSync(bin('tsc')) || !existsSync(bin('tsx'))) {
   console.error(
     'dots-exchange: dist/ is missing or older than the sources, and building it needs the devDependencies, which are not installed:\n' +

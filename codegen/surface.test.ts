@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { OpenAPIV3 } from 'openapi-types';
 import { expect, it } from 'vitest';
 import { clientSurface, SERVED_DOCUMENT } from './surface.js';
 
@@ -14,5 +15,5 @@ it('the served document has the recorded surface', async () => {
     throw new Error(`${SERVED_DOCUMENT} is missing: run npm run codegen first`);
   });
   const recorded = JSON.parse(await readFile(path.join(path.dirname(fileURLToPath(import.meta.url)), 'client-surface.json'), 'utf8')) as string[];
-  expect(await clientSurface(JSON.parse(document))).toEqual(recorded);
+  expect(await clientSurface(JSON.parse(document) as OpenAPIV3.Document)).toEqual(recorded);
 }, 60_000);

@@ -1,7 +1,7 @@
 import { Ajv, _, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import standaloneModule from 'ajv/dist/standalone/index.js';
-import { OpenAPIRouter, OpenAPIValidator, ValidationContext, type Document } from 'openapi-backend';
+import { OpenAPIRouter, OpenAPIValidator, ValidationContext } from 'openapi-backend';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3 } from 'openapi-types';
 
@@ -47,12 +47,12 @@ export async function emitRequestValidators(doc: OpenAPIV3.Document): Promise<st
     return ajv;
   };
 
-  const router = new OpenAPIRouter({ definition: definition as Document });
+  const router = new OpenAPIRouter({ definition });
   const validator = new OpenAPIValidator({
-    definition: definition as Document,
+    definition,
     router,
     lazyCompileValidators: true,
-    customizeAjv: (_ajv, options, context) => makeAjv(options as Options, context === ValidationContext.Params),
+    customizeAjv: (_ajv, options, context) => makeAjv(options, context === ValidationContext.Params),
   });
 
   const entries: string[] = [];

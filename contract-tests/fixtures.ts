@@ -17,7 +17,7 @@ export const examples: Record<string, Json> = {}; // the request body of each op
 const RUN = crypto.randomBytes(3).toString('hex');
 let counter = 0;
 const suffix = () => `${RUN}${(counter += 1)}`;
-const ending = (base: unknown, fallback: string, end: string, max: number) => `${(typeof base === 'string' && base ? base : fallback).slice(0, max - end.length)}${end}`;
+const ending = (base: unknown, fallback: string, end: string, max: number) => `${(typeof base === 'string' && base) || fallback}`.slice(0, max - end.length) + end;
 /** Identifiers no other run or transaction uses, within the document's patterns and lengths; addresses of 198.18.0.0/15. */
 export const unique = {
   email: () => `contract-${suffix()}@example.com`,

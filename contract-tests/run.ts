@@ -16,11 +16,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenAPIV3 } from 'openapi-types';
-import { listOperations, type OperationInfo } from '../codegen/operations.js';
+import { listOperations } from '../codegen/operations.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { DOCUMENT_PATH, startService, type RunningService } from '../src/server.js';
-import type { installHooks } from './dredd-hooks.js';
+import type { installHooks, skipReason } from './dredd-hooks.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Dredd requires hook files (CommonJS only); this one installs the hooks of dredd-hooks.ts, loaded here. */
@@ -40,6 +40,7 @@ interface DreddTest {
 type DreddConstructor = new (config: Record<string, unknown>) => { run(callback: (error: Error | null, stats: DreddStats) => void): void };
 
 type Outcome = 'pass' | 'fail' | 'error' | 'skip';
+type SkipReason = typeof skipReason;
 
 function runDredd(config: Record<string, unknown>): Promise<DreddStats> {
   const require = createRequire(import.meta.url);
@@ -49,8 +50,16 @@ function runDredd(config: Record<string, unknown>): Promise<DreddStats> {
   });
 }
 
-/** The service under test's settings: only what the contract needs from the environment, never DATABASE_URL. */
-function serviceConfig(dataDir: string, admin: { email: string; password: string }, budget: string) {
+/** An operation of the document, its method upper-cased, with its documented statuses. */
+type DocumentedOperation = Omit<ReturnType<typeof listOperations>[number], 'method'> & { method: string; statuses: string[] };
+
+/**
+ * An isolated service: only what the contract needs from the environment, never DATABASE_URL. Request
+ * budgets on, as the hooks expect (CONTRACT_BUDGET): every request comes from its own X-Forwarded-For
+ * address, and 429 is produced by spending a fresh client's budget.
+ */
+function contractConfig(dataDir: string, admin: { email: string; password: string }, perClient: number) {
+  const budget = `${perClient}/10`;
   return loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -71,13 +80,8 @@ function serviceConfig(dataDir: string, admin: { email: string; password: string
   });
 }
 
-type Operation = Omit<OperationInfo, 'method'> & { method: string; statuses: string[] };
-/** Every operation of the bundled document with its documented statuses. */
-const documentedOperations = (documentText: string): Operation[] =>
-  listOperations(JSON.parse(documentText) as OpenAPIV3.Document).map((op) => ({ ...op, method: op.method.toUpperCase(), statuses: Object.keys(op.operation.responses) }));
-/** Every documented status passed or skipped with a reason; every operation passed once; no transaction undocumented. */
-function checkCoverage(operations: Operation[], outcomes: Map<string, Outcome[]>, skipReason: (op: Operation, status: string) => string | undefined) {
-  const problems: string[] = [];
+/** Every documented status passed or skipped with a reason, every operation passed once: adds what is not so to `problems`; returns the reasoned skips. */
+function checkCoverage(operations: DocumentedOperation[], outcomes: Map<string, Outcome[]>, skipReason: SkipReason, problems: string[]): string[] {
   const skipsWithReason: string[] = [];
   for (const op of operations) {
     let passed = false;
@@ -101,13 +105,39 @@ function checkCoverage(operations: Operation[], outcomes: Map<string, Outcome[]>
       problems.push(`${key}: a transaction that matches no documented operation and status`);
     }
   }
-  return { problems, skipsWithReason };
+  return skipsWithReason;
 }
 
-function printList(title: string, lines: string[]): void {
-  if (lines.length === 0) return;
-  console.log(`  ${title}:`);
-  for (const line of lines) console.log(`    - ${line}`);
+function printSummary(run: {
+  operations: DocumentedOperation[];
+  outcomes: Map<string, Outcome[]>;
+  stats: DreddStats;
+  counts: Record<Outcome, number>;
+  bodiesChecked: number;
+  skipsWithReason: string[];
+  failures: string[];
+  problems: string[];
+}): void {
+  const { operations, outcomes, stats, counts, bodiesChecked, skipsWithReason, failures, problems } = run;
+  const passedOperations = operations.filter((op) => op.statuses.some((s) => outcomes.get(`${op.operationId} ${s}`)?.includes('pass'))).length;
+  console.log('');
+  console.log('Contract test summary');
+  console.log(`  document:     ${path.relative(ROOT, DOCUMENT_PATH)}: ${operations.length} operations, ${operations.reduce((n, op) => n + op.statuses.length, 0)} documented statuses`);
+  console.log(`  operations:   ${passedOperations} of ${operations.length} with a passing transaction`);
+  console.log(`  transactions: ${stats.tests} run by Dredd: ${counts.pass} passed, ${counts.fail} failed, ${counts.error} errors, ${counts.skip} skipped`);
+  console.log(`  bodies:       ${bodiesChecked} responses checked against their documented JSON Schema`);
+  if (skipsWithReason.length > 0) {
+    console.log('  skipped with a reason:');
+    for (const line of skipsWithReason) console.log(`    - ${line}`);
+  }
+  if (failures.length > 0) {
+    console.log('  failed transactions:');
+    for (const line of failures) console.log(`    - ${line}`);
+  }
+  if (problems.length > 0) {
+    console.log('  coverage problems:');
+    for (const line of problems) console.log(`    - ${line}`);
+  }
 }
 
 async function main(): Promise<number> {
@@ -120,7 +150,12 @@ async function main(): Promise<number> {
   }
   // Imported once the document is there: the hooks' client reads it as it loads.
   const { CONTRACT_BUDGET, installHooks, skipReason } = await import('./dredd-hooks.js');
-  const operations = documentedOperations(documentText);
+  // Every operation of the bundled document with its documented statuses.
+  const operations = listOperations(JSON.parse(documentText) as OpenAPIV3.Document).map((op) => ({
+    ...op,
+    method: op.method.toUpperCase(),
+    statuses: Object.keys(op.operation.responses),
+  }));
 
   // The postgres OS user (when run as root) must reach the data directory: os.tmpdir(), never /root.
   const dataDir = await mkdtemp(path.join(tmpdir(), 'dots-contract-'));
@@ -156,9 +191,7 @@ async function main(): Promise<number> {
   const byRoute = new Map(operations.map((op) => [`${op.method} ${op.path}`, op]));
 
   try {
-    // Request budgets on, as the hooks expect (CONTRACT_BUDGET): every request comes from its own
-    // X-Forwarded-For address, and 429 is produced by spending a fresh client's budget.
-    const config = serviceConfig(dataDir, admin, `${CONTRACT_BUDGET}/10`);
+    const config = contractConfig(dataDir, admin, CONTRACT_BUDGET);
     const started = Date.now();
     service = await startService(config, createLogger(config.logLevel));
     await service.ready;
@@ -204,19 +237,8 @@ async function main(): Promise<number> {
 
     if (bodiesChecked === 0) problems.push('no response body was checked against its schema: the hooks did not load (Dredd skips a hook file it cannot require)');
 
-    const coverage = checkCoverage(operations, outcomes, skipReason);
-    problems.push(...coverage.problems);
-
-    const passedOperations = operations.filter((op) => op.statuses.some((s) => outcomes.get(`${op.operationId} ${s}`)?.includes('pass'))).length;
-    console.log('');
-    console.log('Contract test summary');
-    console.log(`  document:     ${path.relative(ROOT, DOCUMENT_PATH)}: ${operations.length} operations, ${operations.reduce((n, op) => n + op.statuses.length, 0)} documented statuses`);
-    console.log(`  operations:   ${passedOperations} of ${operations.length} with a passing transaction`);
-    console.log(`  transactions: ${stats.tests} run by Dredd: ${counts.pass} passed, ${counts.fail} failed, ${counts.error} errors, ${counts.skip} skipped`);
-    console.log(`  bodies:       ${bodiesChecked} responses checked against their documented JSON Schema`);
-    printList('skipped with a reason', coverage.skipsWithReason);
-    printList('failed transactions', failures);
-    printList('coverage problems', problems);
+    const skipsWithReason = checkCoverage(operations, outcomes, skipReason, problems);
+    printSummary({ operations, outcomes, stats, counts, bodiesChecked, skipsWithReason, failures, problems });
   } catch (error) {
     problems.push(`the run did not complete: ${error instanceof Error ? error.message : String(error)}`);
     console.error('contract tests:', error);

@@ -64,7 +64,10 @@ function metricsEndpoint(metrics: ServiceMetrics, token: string): Middleware {
   const expected = digest(token);
   return async (ctx, next) => {
     const { request } = ctx;
-    if (request.path !== '/metrics' || request.method !== 'GET') return next();
+    if (request.path !== '/metrics' || request.method !== 'GET') {
+      await next();
+      return;
+    }
     const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
     if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
       ctx.res.setHeader('WWW-Authenticate', 'Bearer');

@@ -46,7 +46,7 @@ describe('loadAbuseConfig', () => {
     });
     expect(abuse).toEqual({
       rateLimits: false,
-      clients: { trustedProxies: expect.any(BlockList), ipv6PrefixLength: 56 },
+      clients: { trustedProxies: expect.any(BlockList) as BlockList, ipv6PrefixLength: 56 },
       budgets: {
         'public-reads': { points: 10, durationSecs: 2 },
         'private-reads': { points: 20, durationSecs: 3 },

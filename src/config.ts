@@ -104,7 +104,7 @@ function checkFeesAreZero(env: Env): void {
   for (const name of FEE_SETTINGS) {
     const raw = env[name]?.trim();
     if (raw === undefined || raw === '') continue;
-    let isZero = false;
+    let isZero: boolean;
     try {
       isZero = new Decimal(raw).isZero();
     } catch {

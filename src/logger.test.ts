@@ -123,7 +123,7 @@ describe('TurnBatch', () => {
 
   it('writes the lines of one event-loop turn together, when the turn ends', async () => {
     const { file, writes } = fakeFile();
-    const batch = new TurnBatch(file as never);
+    const batch = new TurnBatch(file);
     batch.write('a\n');
     batch.write('b\n');
     batch.write('c\n');
@@ -137,7 +137,7 @@ describe('TurnBatch', () => {
 
   it('keeps lines of any size and any character, whatever it holds already', async () => {
     const { file, writes } = fakeFile();
-    const batch = new TurnBatch(file as never);
+    const batch = new TurnBatch(file);
     const lines = ['a\n', `${'é€𝄞'.repeat(4000)}\n`, `${'x'.repeat(50_000)}\n`, 'b\n'];
     for (const line of lines) batch.write(line);
     await new Promise((resolve) => setImmediate(resolve));
@@ -146,7 +146,7 @@ describe('TurnBatch', () => {
 
   it('hands over and flushes the pending lines synchronously on demand', () => {
     const { file, writes, synced } = fakeFile();
-    const batch = new TurnBatch(file as never);
+    const batch = new TurnBatch(file);
     batch.flushSync();
     expect(synced()).toBe(0);
     batch.write('a\n');

@@ -214,7 +214,8 @@ async function serveHttp(
   phases: Phases,
 ): Promise<{ server: Server; url: string; realtime: RealtimeServer }> {
   const app = await createApp({ services, logger, abuse: config.abuse, observability: config.observability, metrics });
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback()).listen(config.port, config.host);
+  const handle = app.callback();
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => void handle(req, res)).listen(config.port, config.host);
   answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -75,7 +75,7 @@ export class FixedWindows {
 
   #nextGeneration(now: number): void {
     // after a whole generation without a request, the current one's windows have ended too
-    this.#previous = now >= this.#generationEnd + this.#durationMs ? new Map() : this.#current;
+    this.#previous = now >= this.#generationEnd + this.#durationMs ? new Map<string, Window>() : this.#current;
     this.#current = new Map();
     this.#generationEnd = now + this.#durationMs;
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BackupError, ChunkReader, FORMAT, FORMAT_VERSION, frame, MAX_FRAME, migrationPlan, parseHeader } from './backup.js';
 
 async function* chunks(...parts: Buffer[]): AsyncGenerator<Buffer> {
-  yield* parts;
+  for (const part of parts) yield await Promise.resolve(part);
 }
 
 const reader = (...parts: Buffer[]) => new ChunkReader(chunks(...parts)[Symbol.asyncIterator]());
@@ -22,12 +22,12 @@ describe('migrationPlan', () => {
   });
 
   it('refuses a backup of a newer or different schema', () => {
-    expect(migrationPlan([...known, '0004_d'], known, [])).toEqual({ refuse: expect.stringMatching(/newer schema: migrations 0004_d are not known/) });
-    expect(migrationPlan(['0001_a', '0002_x'], known, [])).toEqual({ refuse: expect.stringMatching(/migrations 0002_x are not known/) });
+    expect(migrationPlan([...known, '0004_d'], known, [])).toEqual({ refuse: expect.stringMatching(/newer schema: migrations 0004_d are not known/) as string });
+    expect(migrationPlan(['0001_a', '0002_x'], known, [])).toEqual({ refuse: expect.stringMatching(/migrations 0002_x are not known/) as string });
   });
 
   it('refuses a database migrated past the backup, or along another path', () => {
-    expect(migrationPlan(['0001_a'], known, ['0001_a', '0002_b'])).toEqual({ refuse: expect.stringMatching(/up to 0002_b\) is not one the backup's schema \(up to 0001_a\)/) });
+    expect(migrationPlan(['0001_a'], known, ['0001_a', '0002_b'])).toEqual({ refuse: expect.stringMatching(/up to 0002_b\) is not one the backup's schema \(up to 0001_a\)/) as string });
     expect('refuse' in migrationPlan(['0001_a', '0002_b'], known, ['0002_b'])).toBe(true);
   });
 });

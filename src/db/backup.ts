@@ -1,7 +1,5 @@
+/* eslint max-lines: ["error", { "max": 420, "skipBlankLines": true, "skipComments": true }] -- the writer and the reader of the backup format below must agree byte for byte, and are read side by side */
 /**
- * (One file over the usual 400 lines on purpose: the writer and the reader of the backup format below must
- * agree byte for byte, and are read side by side.)
- *
  * Backup and restore of the service's database (`npm run backup`, `npm run restore`), on the pg driver alone:
  * the embedded PostgreSQL ships no pg_dump, and an older system pg_dump refuses a newer server.
  *
@@ -171,25 +169,27 @@ export class ChunkReader {
 
 /** Checks the shape of a header read from a file. */
 export function parseHeader(text: string): BackupHeader {
-  let value: any;
+  let parsed: unknown;
   try {
-    value = JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     throw new BackupError('the backup is damaged: its header is not JSON');
   }
-  if (value?.format !== FORMAT) throw new BackupError('not a Dots Exchange backup');
+  const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null;
+  const value = isObject(parsed) ? parsed : {};
+  if (value.format !== FORMAT) throw new BackupError('not a Dots Exchange backup');
   if (value.version !== FORMAT_VERSION) {
     throw new BackupError(`backup format version ${String(value.version)} is not known to this version (it reads version ${FORMAT_VERSION}): restore it with the version that made it, or a newer one`);
   }
-  const strings = (x: unknown) => Array.isArray(x) && x.every((s) => typeof s === 'string' && s.length > 0);
+  const strings = (x: unknown): x is string[] => Array.isArray(x) && x.every((s) => typeof s === 'string' && s.length > 0);
   const ok =
     strings(value.migrations) &&
     Array.isArray(value.tables) &&
-    value.tables.every((t: any) => typeof t?.name === 'string' && strings(t.columns) && t.columns.length > 0 && Number.isSafeInteger(t.rows) && t.rows >= 0) &&
+    value.tables.every((t) => isObject(t) && typeof t.name === 'string' && strings(t.columns) && t.columns.length > 0 && typeof t.rows === 'number' && Number.isSafeInteger(t.rows) && t.rows >= 0) &&
     Array.isArray(value.sequences) &&
-    value.sequences.every((s: any) => typeof s?.name === 'string' && typeof s.lastValue === 'string' && /^-?\d{1,19}$/.test(s.lastValue) && typeof s.isCalled === 'boolean');
+    value.sequences.every((s) => isObject(s) && typeof s.name === 'string' && typeof s.lastValue === 'string' && /^-?\d{1,19}$/.test(s.lastValue) && typeof s.isCalled === 'boolean');
   if (!ok) throw new BackupError('the backup is damaged: its header lacks migrations, tables or sequences');
-  return value as BackupHeader;
+  return value as unknown as BackupHeader;
 }
 
 export type MigrationPlan = { refuse: string } | MigrationSteps;
@@ -447,8 +447,8 @@ async function load(client: pg.Client, reader: ChunkReader, header: BackupHeader
     const dangling = await danglingReference(client, header.tables);
     if (dangling) throw new BackupError(`the rows of the backup do not fit together (${dangling}); nothing was restored`);
     for (const sequence of header.sequences) {
-      const found = await client.query(`select to_regclass($1) is not null as found`, [`public.${ident(sequence.name)}`]);
-      if (!found.rows[0].found) throw new BackupError(`sequence ${sequence.name} of the backup is not made by its migrations here`);
+      const found = await client.query<{ found: boolean }>(`select to_regclass($1) is not null as found`, [`public.${ident(sequence.name)}`]);
+      if (!found.rows[0]!.found) throw new BackupError(`sequence ${sequence.name} of the backup is not made by its migrations here`);
       await client.query('select setval($1::regclass, $2::bigint, $3)', [`public.${ident(sequence.name)}`, sequence.lastValue, sequence.isCalled]);
     }
     for (const name of names) await client.query(`alter table ${ident(name)} enable trigger user`);
@@ -512,7 +512,11 @@ export function verifyBackup(file: string): Promise<BackupHeader> {
  */
 export async function restoreDatabase(databaseUrl: string, file: string): Promise<BackupSummary> {
   const started = performance.now();
-  const bytes = (await stat(file).catch((error: unknown) => Promise.reject(readable(error, file)))).size;
+  const bytes = (
+    await stat(file).catch((error: unknown) => {
+      throw readable(error, file);
+    })
+  ).size;
   const checked = await verifyBackup(file);
   const client = await connect(databaseUrl);
   try {

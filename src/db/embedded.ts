@@ -304,7 +304,7 @@ function spawnServer(binDir: string, clusterDir: string, port: number, user: OsU
       child.kill('SIGQUIT');
       reject(new EmbeddedDatabaseError(`the embedded PostgreSQL did not start within ${START_TIMEOUT_MS / 1000} s (${recent.at(-1) ?? 'no output'})`));
     }, START_TIMEOUT_MS);
-    child.stderr!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
         onLog(line);
         recent.push(line);

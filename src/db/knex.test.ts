@@ -16,8 +16,8 @@ function recorder(kind: 'transaction' | 'pool' = 'pool'): { db: Queryable; asked
   const connection = { query: ({ text, name, values }: { text: string; name: string; values: unknown[] }) => (asked.push({ text, options: { name, values } }), Promise.resolve({ rows: [] })) };
   const client = {
     emit: (event: string, ...args: unknown[]) => told.push(`${event}: ${(args.at(-1) as { sql: string }).sql}`),
-    acquireConnection: async () => (connections.push(`acquired from the ${kind}`), connection),
-    releaseConnection: async () => connections.push(`released to the ${kind}`),
+    acquireConnection: () => Promise.resolve((connections.push(`acquired from the ${kind}`), connection)),
+    releaseConnection: () => Promise.resolve(connections.push(`released to the ${kind}`)),
   };
   const db = { isTransaction: kind === 'transaction', client };
   return { db: db as unknown as Queryable, asked, told, connections };

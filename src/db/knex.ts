@@ -5,6 +5,31 @@ export type Db = Knex;
 /** A connection or an open transaction: every repository function takes one. */
 export type Queryable = Knex | Knex.Transaction;
 
+/** What the service reads of Knex's client, which Knex declares as `any`: its pool and its query events. */
+interface KnexClient {
+  emit(event: string, ...args: unknown[]): boolean;
+  acquireConnection(): Promise<pg.Client>;
+  releaseConnection(connection: pg.Client): Promise<void>;
+}
+
+const clientOf = (db: Queryable) => db.client as KnexClient;
+
+/** Runs `work` on one connection of the pool while it holds the advisory lock `key`. */
+export async function withAdvisoryLock<T>(db: Knex, key: number, work: (connection: pg.Client) => Promise<T>): Promise<T> {
+  const client = clientOf(db);
+  const connection = await client.acquireConnection();
+  try {
+    await connection.query('select pg_advisory_lock($1)', [key]);
+    try {
+      return await work(connection);
+    } finally {
+      await connection.query('select pg_advisory_unlock($1)', [key]);
+    }
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
 /**
  * The service's connections run without parallel query: its statements are short, and many read lazily and
  * stop early (the searches, keyset pages); a parallel plan would start worker processes for a few
@@ -80,12 +105,12 @@ export class NamedStatement<Row = unknown> {
 
   async run(db: Queryable, bindings: Readonly<Record<string, unknown>>): Promise<{ rows: Row[] }> {
     const { text, values } = this.positional(bindings);
-    const { client } = db;
+    const client = clientOf(db);
     // Told on every run, as Knex tells of its own statements: a Knex client always listens (it hands its
     // events on to the Knex object, and a transaction's to its parent's), so there is nothing to skip.
     const event = { sql: text, bindings: values, options: { name: this.name }, __knexQueryUid: `${this.name}-${++statementRuns}` };
     client.emit('query', event);
-    const connection = (await client.acquireConnection()) as pg.Client;
+    const connection = await client.acquireConnection();
     try {
       const result = (await connection.query({ name: this.name, text, values })) as unknown as { rows: Row[] };
       client.emit('query-response', result, event);
@@ -170,6 +195,7 @@ export async function checkConnection(url: string, setting = 'DATABASE_URL'): Pr
     throw new Error(
       `cannot use the PostgreSQL of ${setting} (${where.hostname}:${where.port || 5432}${where.pathname}): ${(error as Error).message || String(error)}: ` +
         'check that it runs, that it is reachable from here, and the user, password and database in the URL',
+      { cause: error },
     );
   } finally {
     await client.end().catch(() => {});

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { withAdvisoryLock } from './knex.js';
 import { migrations } from './migrations/index.js';
 import { applySqlFunctions } from './sql-functions.js';
 
@@ -9,12 +10,11 @@ const MIGRATION_LOCK_KEY = 7_300_451_001;
 function sourceOf(count = migrations.length): Knex.MigrationSource<string> {
   const chosen = migrations.slice(0, count);
   return {
-    getMigrations: async () => chosen.map((m) => m.name),
+    getMigrations: () => Promise.resolve(chosen.map((m) => m.name)),
     getMigrationName: (name) => name,
-    getMigration: async (name) => {
+    getMigration: (name) => {
       const found = chosen.find((m) => m.name === name);
-      if (!found) throw new Error(`unknown migration ${name}`);
-      return found.migration;
+      return found ? Promise.resolve(found.migration) : Promise.reject(new Error(`unknown migration ${name}`));
     },
   };
 }
@@ -26,19 +26,11 @@ function sourceOf(count = migrations.length): Knex.MigrationSource<string> {
  * migrations applied.
  */
 export async function migrateLatest(db: Knex, upTo?: number): Promise<string[]> {
-  const connection = await db.client.acquireConnection();
-  try {
-    await connection.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    try {
-      const [, applied] = (await db.migrate.latest({ migrationSource: sourceOf(upTo) })) as [number, string[]];
-      if (upTo === undefined || upTo >= migrations.length) await applySqlFunctions(connection);
-      return applied;
-    } finally {
-      await connection.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
-    }
-  } finally {
-    await db.client.releaseConnection(connection);
-  }
+  return withAdvisoryLock(db, MIGRATION_LOCK_KEY, async (connection) => {
+    const [, applied] = (await db.migrate.latest({ migrationSource: sourceOf(upTo) })) as [number, string[]];
+    if (upTo === undefined || upTo >= migrations.length) await applySqlFunctions(connection);
+    return applied;
+  });
 }
 
 /**

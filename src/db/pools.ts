@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createDb, sessionSettings, type Db, type PoolOptions } from './knex.js';
+import { createDb, type Db, type PoolOptions } from './knex.js';
 
 /**
  * Connections of each search (`/public-search`, `/api/search`), apart from the main pool: their statements
@@ -35,9 +35,6 @@ export function createPools(databaseUrl: string): Pools {
   const pool = (name: keyof Pools) => createDb(databaseUrl, POOLS[name].max, POOLS[name].options);
   return { db: pool('db'), plannedDb: pool('plannedDb'), publicSearchDb: pool('publicSearchDb'), catalogueSearchDb: pool('catalogueSearchDb') };
 }
-
-/** The session settings of a pool's connections (what a replay of its statements must set). */
-export const poolSettings = (name: keyof Pools) => sessionSettings(POOLS[name].options);
 
 export const destroyPools = (pools: Pools) => Promise.all(Object.values(pools).map((pool: Db) => pool.destroy()));
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import type pg from 'pg';
 
 /**
  * The SQL functions' current bodies: one file per function, `functions/NAME.sql`, each a single
@@ -31,21 +32,17 @@ export function sqlFunctions(): SqlFunction[] {
     });
 }
 
-/** A pg connection (the one holding the migrations' advisory lock). */
-export interface SqlConnection {
-  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
-}
-
 /** Re-creates the functions whose files changed since they were applied (or that are missing); returns their names. */
-export async function applySqlFunctions(connection: SqlConnection): Promise<string[]> {
+/** Run on the connection holding the migrations' advisory lock. */
+export async function applySqlFunctions(connection: pg.ClientBase): Promise<string[]> {
   const files = sqlFunctions();
   await connection.query('begin');
   try {
-    const { rows } = await connection.query(
+    const { rows } = await connection.query<{ name: string; checksum: string }>(
       `select f.name, f.checksum from db_functions f
         where exists (select 1 from pg_proc p where p.proname = f.name and p.pronamespace = current_schema()::regnamespace)`,
     );
-    const applied = new Map<string, string>(rows.map((row: { name: string; checksum: string }) => [row.name, row.checksum]));
+    const applied = new Map<string, string>(rows.map((row) => [row.name, row.checksum]));
     const changed = files.filter((f) => applied.get(f.name) !== f.checksum);
     for (const f of changed) {
       await connection.query(f.sql);

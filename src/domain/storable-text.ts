@@ -2,6 +2,7 @@
  * Text PostgreSQL can store: a `text` value cannot hold NUL, and a lone UTF-16 surrogate has no UTF-8 form
  * (it would be stored altered, or refused). Input carrying either is refused before it reaches a query.
  */
+// eslint-disable-next-line no-control-regex -- NUL is the one control character PostgreSQL text cannot hold
 const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

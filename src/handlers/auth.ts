@@ -21,10 +21,7 @@ export const loginAccount: Handler<'loginAccount'> = async ({ body, clientAddres
   return { status: 200, body: { token, user: presentUser(account) } };
 };
 
-export const getCurrentAccount: Handler<'getCurrentAccount'> = async ({ account }) => ({
-  status: 200,
-  body: { user: presentUser(account!) },
-});
+export const getCurrentAccount: Handler<'getCurrentAccount'> = ({ account }) => Promise.resolve({ status: 200, body: { user: presentUser(account!) } });
 
 export const logoutAccount: Handler<'logoutAccount'> = async ({ token }, { services }) => {
   await services.accounts.logout(token!);

@@ -8,10 +8,12 @@ export const getHealth: Handler<'getHealth'> = async (_request, { services }) =>
 /** Health answers are never cached: each probe must reach the process. */
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
-export const getLiveness: Handler<'getLiveness'> = async (_request, { services }) =>
-  services.system.live
-    ? { status: 200, body: { status: 'ok' }, headers: NO_STORE }
-    : { status: 503, body: { error: { code: 'unavailable', message: 'the embedded database is gone and could not be started again' } }, headers: NO_STORE };
+export const getLiveness: Handler<'getLiveness'> = (_request, { services }) =>
+  Promise.resolve(
+    services.system.live
+      ? { status: 200, body: { status: 'ok' }, headers: NO_STORE }
+      : { status: 503, body: { error: { code: 'unavailable', message: 'the embedded database is gone and could not be started again' } }, headers: NO_STORE },
+  );
 
 export const getReadiness: Handler<'getReadiness'> = async (_request, { services }) => {
   const readiness = await services.system.readiness();
@@ -20,15 +22,14 @@ export const getReadiness: Handler<'getReadiness'> = async (_request, { services
     : { status: 503, body: { error: { code: 'unavailable', message: readiness.reason } }, headers: NO_STORE };
 };
 
-export const getOpenApiDocument: Handler<'getOpenApiDocument'> = async (_request, { services }) => ({
-  status: 200,
-  body: services.document as { openapi: string; info: Record<string, never>; paths: Record<string, never> },
-});
+export const getOpenApiDocument: Handler<'getOpenApiDocument'> = (_request, { services }) =>
+  Promise.resolve({ status: 200, body: services.document as { openapi: string; info: Record<string, never>; paths: Record<string, never> } });
 
-export const getAsyncApiDocument: Handler<'getAsyncApiDocument'> = async (_request, { services }) => ({
-  status: 200,
-  body: services.asyncapi as { asyncapi: string; info: Record<string, never>; channels: Record<string, never>; operations: Record<string, never> },
-});
+export const getAsyncApiDocument: Handler<'getAsyncApiDocument'> = (_request, { services }) =>
+  Promise.resolve({
+    status: 200,
+    body: services.asyncapi as { asyncapi: string; info: Record<string, never>; channels: Record<string, never>; operations: Record<string, never> },
+  });
 
 /** Swagger UI, its assets served by the service itself from the swagger-ui-dist package. */
 const DOCS_PAGE = `<!doctype html>
@@ -46,7 +47,7 @@ const DOCS_PAGE = `<!doctype html>
 </html>
 `;
 
-export const getApiDocs: Handler<'getApiDocs'> = async () => ({
+export const getApiDocs: Handler<'getApiDocs'> = () => Promise.resolve({
   status: 200,
   body: DOCS_PAGE,
   headers: { 'Content-Type': 'text/html' },

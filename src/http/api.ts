@@ -76,7 +76,7 @@ export async function createApiMiddleware(options: ApiMiddlewareOptions): Promis
   const { router, validator } = await compiledBackend(options.document ?? services.document);
   const { routes, requestValidators } = routeTable(
     router,
-    options.operations ?? (operationTable as Readonly<Record<string, DispatchEntry>>),
+    options.operations ?? operationTable,
     options.handlers,
     options.validators ?? precompiledValidators,
   );

@@ -74,7 +74,7 @@ export function presentError(ctx: Context, error: unknown): 'expected' | 'unexpe
     sendError(ctx, error.code, error.message);
     return 'expected';
   }
-  const mapped = error && typeof error === 'object' ? fromHttpError(error as never) : undefined;
+  const mapped = error && typeof error === 'object' ? fromHttpError(error) : undefined;
   if (mapped) {
     sendError(ctx, mapped[0], mapped[1]);
     return 'expected';

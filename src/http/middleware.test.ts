@@ -23,7 +23,7 @@ describe('traceIdOf (W3C traceparent)', () => {
     `00-${id}-00f067aa0ba902b7`,
     [`00-${id}-00f067aa0ba902b7-01`],
   ])('makes a new one for %j', (header) => {
-    const made = traceIdOf(header as string | undefined);
+    const made = traceIdOf(header);
     expect(made).toMatch(/^[0-9a-f]{32}$/);
     expect(made).not.toBe(id);
     expect(traceIdOf(header as string | undefined)).not.toBe(made);

@@ -1,7 +1,7 @@
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { OpenAPIValidator, type Operation, type Request, type ValidationResult } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
-import { CompiledRouter } from './router.js';
+import { CompiledRouter, type RequestParts } from './router.js';
 
 type Parameter = OpenAPIV3.ParameterObject;
 
@@ -74,20 +74,20 @@ export class CompiledValidator extends OpenAPIValidator {
   ): { errors: ErrorObject[] | null; coerced: boolean; query: unknown; params: unknown } {
     let errors: ErrorObject[] | undefined;
     let coerced = false;
-    const validators = (this.getRequestValidatorsForOperation(operation.operationId as string) || []) as ValidateFunction[];
+    const validators = this.getRequestValidatorsForOperation(operation.operationId as string) || [];
     const checks = this.checksOf(operation);
     // The text of JSON query parameters, read before parsing: with `ownQuery` the parsed values replace it.
     const rawQuery = checks.jsonQueryParams.length ? this.router.parseRequestQuery(req) : undefined;
     const { params, query, headers, cookies, requestBody } =
-      this.router instanceof CompiledRouter ? this.router.parseParts(req, operation, checks.readsHeaders, ownQuery) : this.router.parseRequest(req, operation);
+      this.router instanceof CompiledRouter ? this.router.parseParts(req, operation, checks.readsHeaders, ownQuery) : (this.router.parseRequest(req, operation) as RequestParts);
 
     // a single value of a parameter declared as an array becomes a one-element array
     if (query && checks.arrayQueryParams) {
       for (const name of Object.keys(query)) {
-        const value = (query as Record<string, unknown>)[name];
+        const value = query[name];
         if (typeof value !== 'string') continue;
         const schema = checks.queryByName.get(name)?.schema as OpenAPIV3.SchemaObject | undefined;
-        if (schema && schema.type === 'array') (query as Record<string, unknown>)[name] = [value];
+        if (schema && schema.type === 'array') query[name] = [value];
       }
     }
 
@@ -148,7 +148,7 @@ export class CompiledValidator extends OpenAPIValidator {
   private checksOf(operation: Operation): OperationChecks {
     let checks = this.checks.get(operation);
     if (!checks) {
-      const parameters = (operation.parameters ?? []) as Array<Parameter | OpenAPIV3.ReferenceObject>;
+      const parameters = operation.parameters ?? [];
       const queryByName = new Map<string, Parameter>();
       for (const param of parameters) {
         // lodash's `{ name, in: 'query' }` matcher: any parameter object with those two values, first one wins
@@ -161,7 +161,7 @@ export class CompiledValidator extends OpenAPIValidator {
         (param): param is Parameter => !('$ref' in param) && param.in === 'query' && Boolean(param.content?.['application/json']),
       );
       const content = (operation.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content as unknown;
-      const payloadFormats = content === undefined || content === null ? [] : Object.keys(content as object);
+      const payloadFormats = content === undefined || content === null ? [] : Object.keys(content);
       const readsHeaders = parameters.some((param) => !param || '$ref' in param || param.in === 'header' || param.in === 'cookie');
       const arrayQueryParams = [...queryByName.values()].some((param) => (param.schema as OpenAPIV3.SchemaObject | undefined)?.type === 'array');
       checks = { queryByName, jsonQueryParams, payloadFormats, readsBody: Boolean(operation.requestBody), readsHeaders, arrayQueryParams };

@@ -77,7 +77,7 @@ export function upgrades(
     };
     const keyId = request.headers['kalshi-access-key'];
     if (token === undefined && keyId !== undefined) {
-      return void signedAccount(options.apiKeys, request, pathname!).then((outcome) => {
+      return void signedAccount(options.apiKeys, request, pathname).then((outcome) => {
         if ('refused' in outcome) return reject(socket, outcome.status, outcome.status === 401 ? 'Unauthorized' : 'Forbidden', outcome.status === 401 ? 'unauthorized' : 'forbidden', outcome.refused);
         upgrade(outcome.account, outcome.keyId);
       }, failed);

@@ -52,7 +52,7 @@ describe('API keys across processes', () => {
     });
     const closed = new Promise<number>((resolve) => ws.once('close', () => resolve(Date.now())));
     ws.send(JSON.stringify({ id: 1, cmd: 'subscribe', params: { channels: ['user_orders'] } }));
-    const reply = await new Promise<any>((resolve) => ws.once('message', (data) => resolve(JSON.parse(String(data)))));
+    const reply = await new Promise<any>((resolve) => ws.once('message', (data: Buffer) => resolve(JSON.parse(data.toString()))));
     expect(reply.type).toBe('subscribed');
 
     const revokedAt = Date.now();

@@ -353,7 +353,7 @@ describe('backup and restore', () => {
     })();
     const file = path.join(dir, 'during-trading.backup');
     let summary;
-    let placedDuring = 0;
+    let placedDuring: number;
     try {
       while (placed < 5) await new Promise((resolve) => setTimeout(resolve, 20));
       summary = await backupDatabase(source.databaseUrl, file);

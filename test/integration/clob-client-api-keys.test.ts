@@ -18,8 +18,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** An ethers-style signer: the L2 headers read only its address, which the credentials are bound to. */
 const signer = {
-  getAddress: async () => ADDRESS,
-  _signTypedData: async () => `0x${'00'.repeat(65)}`,
+  getAddress: () => Promise.resolve(ADDRESS),
+  _signTypedData: () => Promise.resolve(`0x${'00'.repeat(65)}`),
 };
 
 let api: TestService;
@@ -36,7 +36,7 @@ beforeAll(async () => {
   stopChecking = checkAxiosAnswers(api, problems, (method, path, status) => seen.push(`${method} ${path} ${status}`));
   const key = await api.post('/api/portfolio/api-keys', { name: 'clob bot', kind: 'hmac', scopes: ['read', 'trade'], address: ADDRESS }, { token });
   expect(key.status).toBe(201);
-  client = new ClobClient(`${api.baseUrl}/api/clob`, Chain.POLYGON, signer as never, key.body.credentials as ApiKeyCreds);
+  client = new ClobClient(`${api.baseUrl}/api/clob`, Chain.POLYGON, signer, key.body.credentials as ApiKeyCreds);
 });
 
 afterAll(async () => {

@@ -23,8 +23,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** An ethers-style signer that signs nothing: only its address is read for the L2 headers. */
 const stubSigner = {
-  getAddress: async () => '0x00000000000000000000000000000000000000aa',
-  _signTypedData: async () => `0x${'00'.repeat(65)}`,
+  getAddress: () => Promise.resolve('0x00000000000000000000000000000000000000aa'),
+  _signTypedData: () => Promise.resolve(`0x${'00'.repeat(65)}`),
 };
 const dummyCreds: ApiKeyCreds = { key: 'dummy-api-key', secret: Buffer.from('dummy-api-secret').toString('base64'), passphrase: 'dummy-passphrase' };
 
@@ -52,7 +52,7 @@ beforeAll(async () => {
     }
     return config;
   });
-  client = new ClobClient(api.baseUrl, Chain.POLYGON, stubSigner as never, dummyCreds);
+  client = new ClobClient(api.baseUrl, Chain.POLYGON, stubSigner, dummyCreds);
 });
 
 afterAll(async () => {

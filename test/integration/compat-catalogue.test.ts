@@ -1,3 +1,4 @@
+/* eslint max-lines: ["error", { "max": 700, "skipBlankLines": true, "skipComments": true }] -- its cases share one running service (an embedded PostgreSQL) and its fixtures: a split would start another */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestService } from '../support/service.js';
 

@@ -55,7 +55,12 @@ function descendantsOf(pid: number): number[] {
   const queue = [pid];
   while (queue.length > 0) {
     const parent = queue.shift()!;
-    for (const [child, ppid] of rows) if (ppid === parent) (found.push(child), queue.push(child));
+    for (const [child, ppid] of rows) {
+      if (ppid === parent) {
+        found.push(child);
+        queue.push(child);
+      }
+    }
   }
   return found;
 }

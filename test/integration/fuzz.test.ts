@@ -80,7 +80,8 @@ interface Operation {
   template: string;
   operation: Json;
   parameters: Json[];
-  bodySchema: Json | undefined;
+  /** undefined when the operation takes no body */
+  bodySchema: Json;
 }
 
 const operations: Operation[] = [];

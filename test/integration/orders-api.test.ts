@@ -1,3 +1,4 @@
+/* eslint max-lines: ["error", { "max": 450, "skipBlankLines": true, "skipComments": true }] -- its cases share one running service (an embedded PostgreSQL) and its fixtures: a split would start another */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MarketFactory } from '../support/markets.js';

@@ -58,11 +58,11 @@ describe('a slow consumer', () => {
     // Others continue: a few more orders reach the fast client.
     for (let i = 0; i < 5; i += 1) await api.post('/api/portfolio/orders', { ticker, side: 'yes', price: '0.05', count: '2' }, { token: maker.token });
     const rest = (await api.get(`/api/markets/${ticker}/orderbook`)).body.orderbook;
-    await fast.waitFor(() => JSON.stringify(applyBook(fast.ofSid(bookSid!))) === JSON.stringify(rest), 'the fast client to catch up', 20_000);
-    expect(applyBook(fast.ofSid(bookSid!))).toEqual(rest);
-    expect(seqGaps(fast.ofSid(bookSid!))).toEqual([]);
-    expect(seqGaps(fast.ofSid(tradeSid!))).toEqual([]);
-    expect(fast.ofSid(tradeSid!).length).toBeGreaterThan(0);
+    await fast.waitFor(() => JSON.stringify(applyBook(fast.ofSid(bookSid))) === JSON.stringify(rest), 'the fast client to catch up', 20_000);
+    expect(applyBook(fast.ofSid(bookSid))).toEqual(rest);
+    expect(seqGaps(fast.ofSid(bookSid))).toEqual([]);
+    expect(seqGaps(fast.ofSid(tradeSid))).toEqual([]);
+    expect(fast.ofSid(tradeSid).length).toBeGreaterThan(0);
 
     // The slow client, reading again, finds the error message at the end of what it was sent, then the close.
     (slow.ws as unknown as { _socket: { resume(): void } })._socket.resume();

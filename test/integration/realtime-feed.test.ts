@@ -1,3 +1,4 @@
+/* eslint max-lines: ["error", { "max": 500, "skipBlankLines": true, "skipComments": true }] -- its cases share one running service (an embedded PostgreSQL) and its fixtures: a split would start another */
 import { Parser } from '@asyncapi/parser';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
@@ -279,13 +280,13 @@ describe('channel orderbook_delta: the snapshot plus the deltas equal the REST o
 
         // Every trade of the market, once, in the tape's order; the last ticker is the market now.
         const tape = (await walk(`/api/markets/trades?ticker=${ticker}`, 'trades')).reverse();
-        await early.waitFor(() => early.ofSid(tradeSid!).length === tape.length, 'every trade').catch(() => undefined);
-        expect(early.ofSid(tradeSid!).map((m) => m.msg.trade_id)).toEqual(tape.map((t) => t.trade_id));
-        expect(early.ofSid(tradeSid!).map((m) => [m.msg.yes_price, m.msg.no_price, m.msg.count, m.msg.taker_side])).toEqual(
+        await early.waitFor(() => early.ofSid(tradeSid).length === tape.length, 'every trade').catch(() => undefined);
+        expect(early.ofSid(tradeSid).map((m) => m.msg.trade_id)).toEqual(tape.map((t) => t.trade_id));
+        expect(early.ofSid(tradeSid).map((m) => [m.msg.yes_price, m.msg.no_price, m.msg.count, m.msg.taker_side])).toEqual(
           tape.map((t) => [t.yes_price, t.no_price, t.count, t.taker_side]),
         );
-        expect(seqGaps(early.ofSid(tradeSid!))).toEqual([]);
-        const tickers = early.ofSid(tickerSid!);
+        expect(seqGaps(early.ofSid(tradeSid))).toEqual([]);
+        const tickers = early.ofSid(tickerSid);
         expect(seqGaps(tickers)).toEqual([]);
         const market = (await api.get(`/api/markets/${ticker}`)).body.market;
         const book = await restBook(ticker);
@@ -416,7 +417,7 @@ describe('the AsyncAPI document', () => {
     // socket may be one the server is closing.
     const served = await api.get('/asyncapi.json');
     const parsed = await new Parser().parse(readFileSync(ASYNCAPI_PATH, 'utf8'));
-    expect(parsed.diagnostics.filter((d) => d.severity === 0).map((d) => `${d.code}: ${d.message} at ${d.path.join('.')}`)).toEqual([]);
+    expect(parsed.diagnostics.filter((d) => (d.severity as number) === 0).map((d) => `${d.code}: ${d.message} at ${d.path.join('.')}`)).toEqual([]);
     expect(parsed.document?.version()).toBe('3.0.0');
     expect(served.status).toBe(200);
     expect(served.body).toEqual(asyncapiDocument);

@@ -53,19 +53,19 @@ describe.each([
       if (t === 0) placedByTrader0.push(response.body.order.order_id);
     };
     await Promise.all(traders.map((_, t) => (async () => { for (let k = 0; k < 8; k += 1) await run(a.api, t, k); })()));
-    await onB.waitFor(() => onB.ofSid(ordersSid!).length >= placedByTrader0.length, "trader 0's orders on B");
+    await onB.waitFor(() => onB.ofSid(ordersSid).length >= placedByTrader0.length, "trader 0's orders on B");
     // Then through both processes at once.
     await Promise.all(traders.map((_, t) => (async () => { for (let k = 8; k < 16; k += 1) await run(t % 2 ? b.api : a.api, t, k); })()));
 
     for (const [i, ticker] of tickers.entries()) {
       const book = (await a.api.get(`/api/markets/${ticker}/orderbook`)).body.orderbook;
       expect((await b.api.get(`/api/markets/${ticker}/orderbook`)).body.orderbook).toEqual(book);
-      await onB.waitFor(() => JSON.stringify(applyBook(onB.ofSid(bookSids[i]!))) === JSON.stringify(book), `B's book of ${ticker}`).catch(() => undefined);
-      expect(applyBook(onB.ofSid(bookSids[i]!))).toEqual(book);
-      expect(seqGaps(onB.ofSid(bookSids[i]!))).toEqual([]);
+      await onB.waitFor(() => JSON.stringify(applyBook(onB.ofSid(bookSids[i]))) === JSON.stringify(book), `B's book of ${ticker}`).catch(() => undefined);
+      expect(applyBook(onB.ofSid(bookSids[i]))).toEqual(book);
+      expect(seqGaps(onB.ofSid(bookSids[i]))).toEqual([]);
       if (i === 0) {
-        await onA.waitFor(() => JSON.stringify(applyBook(onA.ofSid(bookSidA!))) === JSON.stringify(book), `A's book of ${ticker}`).catch(() => undefined);
-        expect(applyBook(onA.ofSid(bookSidA!))).toEqual(book);
+        await onA.waitFor(() => JSON.stringify(applyBook(onA.ofSid(bookSidA))) === JSON.stringify(book), `A's book of ${ticker}`).catch(() => undefined);
+        expect(applyBook(onA.ofSid(bookSidA))).toEqual(book);
         // Both processes sent the same deltas, in the same (commit) order.
         const deltas = (client: FeedClient, sid: number) => client.ofSid(sid).filter((m) => m.type === 'orderbook_delta').map((m) => [m.msg.side, m.msg.price, m.msg.delta, m.msg.ts]);
         expect(deltas(onB, bookSids[0]!)).toEqual(deltas(onA, bookSidA!));
@@ -74,21 +74,21 @@ describe.each([
     // Every trade once, per market in the tape's order; trader 0's orders and fills, all of them.
     const tape = (await a.api.get('/api/markets/trades?limit=100')).body.trades.reverse();
     expect(tape.length).toBeGreaterThan(0);
-    await onB.waitFor(() => onB.ofSid(tradeSid!).length === tape.length, 'every trade on B');
+    await onB.waitFor(() => onB.ofSid(tradeSid).length === tape.length, 'every trade on B');
     for (const ticker of tickers) {
-      expect(onB.ofSid(tradeSid!).filter((m) => m.msg.market_ticker === ticker).map((m) => m.msg.trade_id)).toEqual(
+      expect(onB.ofSid(tradeSid).filter((m) => m.msg.market_ticker === ticker).map((m) => m.msg.trade_id)).toEqual(
         tape.filter((t: any) => t.ticker === ticker).map((t: any) => t.trade_id),
       );
     }
-    expect(seqGaps(onB.ofSid(tradeSid!))).toEqual([]);
+    expect(seqGaps(onB.ofSid(tradeSid))).toEqual([]);
     const orders = (await b.api.get('/api/portfolio/orders?limit=100', { token: traders[0]!.token })).body.orders;
     for (const o of orders) {
-      await onB.waitFor(() => onB.ofSid(ordersSid!).some((m) => JSON.stringify(m.msg) === JSON.stringify(o)), `order ${o.order_id} as REST shows it`);
+      await onB.waitFor(() => onB.ofSid(ordersSid).some((m) => JSON.stringify(m.msg) === JSON.stringify(o)), `order ${o.order_id} as REST shows it`);
     }
-    expect(new Set(onB.ofSid(ordersSid!).map((m) => m.msg.order_id))).toEqual(new Set(placedByTrader0));
+    expect(new Set(onB.ofSid(ordersSid).map((m) => m.msg.order_id))).toEqual(new Set(placedByTrader0));
     const fills = (await b.api.get('/api/portfolio/fills?limit=100', { token: traders[0]!.token })).body.fills;
-    await onB.waitFor(() => onB.ofSid(fillsSid!).length === fills.length, "trader 0's fills");
-    expect(seqGaps(onB.ofSid(ordersSid!))).toEqual([]);
+    await onB.waitFor(() => onB.ofSid(fillsSid).length === fills.length, "trader 0's fills");
+    expect(seqGaps(onB.ofSid(ordersSid))).toEqual([]);
     expect(onB.problems).toEqual([]);
     expect(onA.problems).toEqual([]);
     if (workers > 1) expect(workersThatServed(a.process.output()).size).toBe(workers);

@@ -26,7 +26,7 @@ let api: TestService;
 let services: Services;
 let trading: TradingService;
 let catalogue: CatalogueAdminService;
-let accounts: string[] = [];
+const accounts: string[] = [];
 let runs = 0;
 
 beforeAll(async () => {

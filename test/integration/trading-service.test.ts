@@ -1,3 +1,4 @@
+/* eslint max-lines: ["error", { "max": 850, "skipBlankLines": true, "skipComments": true }] -- its cases share one running service (an embedded PostgreSQL) and its fixtures: a split would start another */
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -644,7 +645,7 @@ describe('concurrency', () => {
       if (i % 10 === 0) work.push(trading.cancelAllOrders(accounts[(i + 1) % accounts.length]!, {}));
     }
     const settled = await Promise.allSettled(work);
-    const failures = settled.filter((s) => s.status === 'rejected').map((s) => (s as PromiseRejectedResult).reason);
+    const failures = settled.filter((s) => s.status === 'rejected').map((s) => (s).reason);
     expect(failures).toEqual([]);
     await checkBooks();
     const crossed = await api.db.raw(`

@@ -38,7 +38,7 @@ export function checkAxiosAnswers(api: TestService, problems: string[], onAnswer
       check(response);
       return response;
     },
-    (error: { response?: AxiosResponse }) => {
+    (error: Error & { response?: AxiosResponse }) => {
       check(error.response);
       return Promise.reject(error);
     },

@@ -28,7 +28,7 @@ export class ContractChecker {
 
   /** Returns the problems with this response; an empty list means it matches the document. */
   check(request: { method: string; path: string }, response: { status: number; contentType: string | null; body: unknown }): string[] {
-    const operation = this.router.matchOperation({ method: request.method, path: request.path.split('?')[0] ?? '/', headers: {} }) as Operation | undefined;
+    const operation = this.router.matchOperation({ method: request.method, path: request.path.split('?')[0] ?? '/', headers: {} });
     const where = `${request.method.toUpperCase()} ${request.path} -> ${response.status}`;
     if (!operation) {
       // Routing failures are answered by the dispatcher itself with the error envelope.

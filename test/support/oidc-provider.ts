@@ -43,21 +43,20 @@ export class TestProvider {
   ) {}
 
   static async start(): Promise<TestProvider> {
-    let target: TestProvider | undefined;
     const held: http.ServerResponse[] = [];
     const server = http.createServer((req, res) => {
-      const provider = target!;
+      const provider = target;
       const path = new URL(req.url ?? '/', provider.issuer).pathname;
       provider.requests.push(path);
       if (provider.hang || provider.hold?.(path)) {
         held.push(res);
         return;
       }
-      provider.#provider.callback()(req, res);
+      void provider.#provider.callback()(req, res);
     });
     server.on('close', () => held.forEach((res) => res.destroy()));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    target = new TestProvider(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const target = new TestProvider(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     target.keys = [await signingKey('key-1')];
     target.#provider = target.#create();
     return target;
@@ -85,7 +84,7 @@ export class TestProvider {
           response_types: ['code'],
         },
       ],
-      jwks: { keys: this.keys.map((key) => key.jwk) as never },
+      jwks: { keys: this.keys.map((key) => key.jwk) },
       cookies: { keys: ['test-provider-cookie-key'] },
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'] },
       // The ID token carries the claims of the scopes granted (there is no userinfo call in this flow).

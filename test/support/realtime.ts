@@ -80,7 +80,7 @@ export class FeedClient {
   #waiters: Array<() => void> = [];
 
   private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => {
+    ws.on('message', (data: Buffer) => {
       let message: any;
       try {
         message = JSON.parse(data.toString());

@@ -29,7 +29,7 @@ export async function findUserByEmail(db: Queryable, email: string): Promise<Use
 }
 
 export async function isUsernameTaken(db: Queryable, username: string): Promise<boolean> {
-  const row = await db('users').whereRaw('lower(username) = lower(?)', [username]).first('id');
+  const row = await db<UsersRow>('users').whereRaw('lower(username) = lower(?)', [username]).first('id');
   return row !== undefined;
 }
 
@@ -68,7 +68,7 @@ export async function findSessionUser(db: Queryable, tokenHash: Buffer): Promise
     .where('sessions.token_hash', tokenHash)
     .whereNull('sessions.revoked_at')
     .where('sessions.expires_at', '>', db.fn.now())
-    .first(...USER_COLUMNS.map((column) => `users.${column}`), 'sessions.expires_at as session_expires_at')
+    .first<(UsersRow & { session_expires_at: Date }) | undefined>(...USER_COLUMNS.map((column) => `users.${column}`), 'sessions.expires_at as session_expires_at')
     .options({ name: 'dots_find_session_user' });
 }
 

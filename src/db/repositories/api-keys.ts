@@ -21,8 +21,8 @@ export async function insertKey(
   db: Queryable,
   key: Pick<ApiKeysRow, 'user_id' | 'name' | 'kind' | 'scopes' | 'public_key' | 'address' | 'passphrase_hash' | 'secret_sealed'> & { id?: string },
 ): Promise<ApiKeySummaryRecord> {
-  const [row] = await db('api_keys').insert(key).returning([...SUMMARY_COLUMNS]);
-  return row as ApiKeySummaryRecord;
+  const [row] = await db('api_keys').insert(key).returning<ApiKeySummaryRecord[]>([...SUMMARY_COLUMNS]);
+  return row!;
 }
 
 /** The account's keys, oldest first (at most 20 of them). */
@@ -47,7 +47,7 @@ export async function findKeyWithUser(
   const row = await db('api_keys')
     .join('users', 'users.id', 'api_keys.user_id')
     .where('api_keys.id', id)
-    .first(
+    .first<(ApiKeysRow & Record<string, unknown>) | undefined>(
       'api_keys.*',
       ...USER_COLUMNS.map((column) => `users.${column} as user_${column}`),
     )
@@ -55,7 +55,7 @@ export async function findKeyWithUser(
   if (!row) return undefined;
   const user = Object.fromEntries(USER_COLUMNS.map((column) => [column, row[`user_${column}`]])) as Pick<UsersRow, (typeof USER_COLUMNS)[number]>;
   for (const column of USER_COLUMNS) delete row[`user_${column}`];
-  return { ...(row as ApiKeysRow), user };
+  return { ...row, user };
 }
 
 export async function touchKeys(db: Queryable, ids: readonly string[]): Promise<void> {

@@ -50,26 +50,26 @@ export async function findSeriesRecord(db: Queryable, where: { id?: string; tick
   const q = seriesRecords(db);
   if (where.id !== undefined) q.where('s.id', where.id);
   if (where.ticker !== undefined) q.where('s.ticker', where.ticker);
-  return q.first();
+  return q.first<SeriesRecord | undefined>();
 }
 
 export async function findEventRecord(db: Queryable, where: { id?: string; ticker?: string }): Promise<EventRecord | undefined> {
   const q = eventRecords(db);
   if (where.id !== undefined) q.where('e.id', where.id);
   if (where.ticker !== undefined) q.where('e.ticker', where.ticker);
-  return q.first();
+  return q.first<EventRecord | undefined>();
 }
 
 export async function findMarketRecord(db: Queryable, where: { id?: string; ticker?: string }): Promise<MarketRecord | undefined> {
   const q = marketRecords(db);
   if (where.id !== undefined) q.where('m.id', where.id);
   if (where.ticker !== undefined) q.where('m.ticker', where.ticker);
-  return q.first();
+  return q.first<MarketRecord | undefined>();
 }
 
 export async function findTagRecord(db: Queryable, where: { id?: string; slug?: string }): Promise<TagRecord | undefined> {
   const q = tagRecords(db);
   if (where.id !== undefined) q.where('t.id', where.id);
   if (where.slug !== undefined) q.where('t.slug', where.slug);
-  return q.first();
+  return q.first<TagRecord | undefined>();
 }

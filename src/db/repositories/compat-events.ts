@@ -87,11 +87,11 @@ function filteredEvents(db: Queryable, filter: EventFilter): Knex.QueryBuilder {
   if (filter.recurrence !== undefined) q.whereIn('e.series_id', db('series').select('id').whereRaw('lower(frequency) = lower(?)', [filter.recurrence]));
   if (filter.slugs) {
     const slugs = filter.slugs;
-    q.where((w) => w.whereRaw('e.slug = any(?::text[])', [slugs]).orWhereRaw('e.ticker = any(?::text[])', [slugs]));
+    q.where((w) => { w.whereRaw('e.slug = any(?::text[])', [slugs]).orWhereRaw('e.ticker = any(?::text[])', [slugs]); });
   }
   if (filter.idsOrTickers) {
     const { ids, tickers } = filter.idsOrTickers;
-    q.where((w) => w.whereRaw('e.id = any(?::bigint[])', [ids]).orWhereRaw('e.ticker = any(?::text[])', [tickers]));
+    q.where((w) => { w.whereRaw('e.id = any(?::bigint[])', [ids]).orWhereRaw('e.ticker = any(?::text[])', [tickers]); });
   }
   for (const tagIds of filter.includeTagSets ?? []) {
     q.whereExists(db('event_tags as et').select(db.raw('1')).whereRaw('et.event_id = e.id').whereRaw('et.tag_id = any(?::bigint[])', [tagIds]));
@@ -175,7 +175,7 @@ function orderBy(q: Knex.QueryBuilder, order: EventOrder): Knex.QueryBuilder {
 export async function listEventsByOffset(pools: ReadPools, filter: EventFilter, order: EventOrder, window: { offset: number; limit: number }): Promise<CompatEventRecord[]> {
   // (an offset of 0 is left out of the text)
   const { db, name } = listStatement(pools, filter, 'offset', order.column, order.ascending, window.offset > 0);
-  return named(orderBy(withSeries(db, filteredEvents(db, filter)), order).offset(window.offset).limit(window.limit), name);
+  return (await named(orderBy(withSeries(db, filteredEvents(db, filter)), order).offset(window.offset).limit(window.limit), name)) as CompatEventRecord[];
 }
 
 /** Up to this many ACTIVE events past their strike time are handed to the results query as an id list. */
@@ -192,8 +192,8 @@ const PAST_STRIKE_ID_LIST = 1000;
 export async function listEndedEventsByOffset(db: Queryable, filter: EventFilter, order: EventOrder, window: { offset: number; limit: number }): Promise<CompatEventRecord[]> {
   const end = window.offset + window.limit;
   const pastStrikeIds: string[] = (
-    await db('events').select('id').where('status', 'ACTIVE').whereRaw('strike_date <= now()').orderBy('strike_date').limit(PAST_STRIKE_ID_LIST + 1)
-  ).map((r: { id: string }) => String(r.id));
+    await db('events').select<Array<{ id: string }>>('id').where('status', 'ACTIVE').whereRaw('strike_date <= now()').orderBy('strike_date').limit(PAST_STRIKE_ID_LIST + 1)
+  ).map((r) => String(r.id));
   const inactive = orderBy(filteredEvents(db, filter).select('e.*').where('e.status', '<>', 'ACTIVE'), order).limit(end);
   let source: Knex.QueryBuilder | Knex.Raw = inactive;
   if (pastStrikeIds.length > 0) {
@@ -201,7 +201,7 @@ export async function listEndedEventsByOffset(db: Queryable, filter: EventFilter
     if (pastStrikeIds.length <= PAST_STRIKE_ID_LIST) pastStrike.whereRaw('e.id = any(?::bigint[])', [pastStrikeIds]);
     source = db.raw('(? union all ?)', [inactive, orderBy(pastStrike, order).limit(end)]);
   }
-  return orderBy(withSeries(db, db.from(db.raw('? as e', [source]))), order).offset(window.offset).limit(window.limit);
+  return (await orderBy(withSeries(db, db.from(db.raw('? as e', [source]))), order).offset(window.offset).limit(window.limit)) as CompatEventRecord[];
 }
 
 /** Matching events, counted up to `cap` (so the cost of the count is bounded). */
@@ -217,8 +217,8 @@ export async function countEvents(pools: ReadPools, filter: EventFilter, cap: nu
   }
   const { db, name } = listStatement(pools, filter, 'count');
   const rows = filteredEvents(db, filter).select(db.raw('1')).limit(cap);
-  const result = await named(db.from(rows.as('x')).count('* as count'), name);
-  return Number((result as Array<{ count: string }>)[0]!.count);
+  const result = (await named(db.from(rows.as('x')).count('* as count'), name)) as Array<{ count: string }>;
+  return Number(result[0]!.count);
 }
 
 /** The sort value of a keyset column as text: timestamps to the microsecond in UTC, numerics exactly. */
@@ -254,24 +254,24 @@ export async function listEventsByKeyset(
     else page.whereRaw(`(e.${order.column}, e.id) ${comparison} (?::${sortValueCast(order.column)}, ?::bigint)`, [after.value, after.id]);
   }
   if (order.column !== 'id') page.orderBy(`e.${order.column}`, direction);
-  return named(page.orderBy('e.id', direction).limit(limit), name);
+  return (await named(page.orderBy('e.id', direction).limit(limit), name)) as CompatEventKeysetRecord[];
 }
 
 /** The event whose id or ticker is `value`, or whose slug or ticker is `value`, with its analytics. */
 export async function findEventDetail(db: Queryable, by: 'idOrTicker' | 'slugOrTicker', value: string): Promise<CompatEventDetailRecord | undefined> {
   const page = withSeries(db, db('events as e'), [db.raw('e.id as event_id')]);
   if (by === 'idOrTicker') {
-    if (NUMERIC_ID.test(value)) page.where((w) => w.where('e.id', value).orWhere('e.ticker', value));
+    if (NUMERIC_ID.test(value)) page.where((w) => { w.where('e.id', value).orWhere('e.ticker', value); });
     else page.where('e.ticker', value);
     // an id match wins over a ticker match
     if (NUMERIC_ID.test(value)) page.orderByRaw('(e.id = ?::bigint) desc', [value]);
   } else {
-    page.where((w) => w.where('e.slug', value).orWhere('e.ticker', value)).orderByRaw('(e.slug = ?) desc', [value]);
+    page.where((w) => { w.where('e.slug', value).orWhere('e.ticker', value); }).orderByRaw('(e.slug = ?) desc', [value]);
   }
   page.limit(1);
   return db
     .from(page.as('e'))
-    .select('e.*', db.raw('a.*'))
+    .select<CompatEventDetailRecord[]>('e.*', db.raw('a.*'))
     .joinRaw(
       `cross join lateral (
         select
@@ -296,8 +296,8 @@ export async function findEventDetail(db: Queryable, by: 'idOrTicker' | 'slugOrT
 
 /** The id of the event whose id or ticker is `value`. */
 export async function findEventId(db: Queryable, value: string): Promise<string | undefined> {
-  const q = db('events').select('id').limit(1);
-  if (NUMERIC_ID.test(value)) q.where((w) => w.where('id', value).orWhere('ticker', value)).orderByRaw('(id = ?::bigint) desc', [value]);
+  const q = db('events').select<Array<{ id: string }>>('id').limit(1);
+  if (NUMERIC_ID.test(value)) q.where((w) => { w.where('id', value).orWhere('ticker', value); }).orderByRaw('(id = ?::bigint) desc', [value]);
   else q.where('ticker', value);
   const row = await q.first();
   return row ? String(row.id) : undefined;
@@ -331,7 +331,7 @@ export async function resolveTagIds(db: Queryable, names: { ids: string[]; slugs
   if (names.ids.length === 0 && names.slugs.length === 0) return [];
   const rows = await db('tags')
     .select('id')
-    .where((w) => w.whereRaw('id = any(?::bigint[])', [names.ids]).orWhereRaw('slug = any(?::text[])', [names.slugs]));
+    .where((w) => { w.whereRaw('id = any(?::bigint[])', [names.ids]).orWhereRaw('slug = any(?::text[])', [names.slugs]); });
   return rows.map((r: { id: string }) => String(r.id));
 }
 

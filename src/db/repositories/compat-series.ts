@@ -110,7 +110,7 @@ export async function findCompatSeries(db: Queryable, where: { id: string } | { 
   if ('id' in where) q.where('s.id', where.id);
   else if ('ticker' in where) q.where('s.ticker', where.ticker);
   else q.where('s.slug', where.slug);
-  return q.first();
+  return q.first<CompatSeriesDetailRecord | undefined>();
 }
 
 /** One series row by exactly one of id, ticker or slug. */
@@ -119,7 +119,7 @@ export async function findSeriesRow(db: Queryable, where: { id: string } | { tic
   if ('id' in where) q.where('s.id', where.id);
   else if ('ticker' in where) q.where('s.ticker', where.ticker);
   else q.where('s.slug', where.slug);
-  return q.first();
+  return q.first<SeriesRow | undefined>();
 }
 
 /** Visible (not hidden) comments across the markets of the series' events. */
@@ -158,5 +158,5 @@ export async function findEarliestActiveEventDay(db: Queryable, seriesId: string
     .select(db.raw(`to_char(${DAY}, 'YYYY-MM-DD') as day`), db.raw(`extract(week from ${DAY})::int as week`))
     .where({ 'e.series_id': seriesId, 'e.status': 'ACTIVE' })
     .orderBy([{ column: 'e.start_date' }, { column: 'e.id' }])
-    .first();
+    .first<EventDayRecord | undefined>();
 }

@@ -17,5 +17,5 @@ export async function findCompatTag(db: Queryable, where: { id: string } | { slu
   );
   if ('id' in where) q.where('t.id', where.id);
   else q.where('t.slug', where.slug);
-  return q.first();
+  return q.first<CompatTagRecord | undefined>();
 }

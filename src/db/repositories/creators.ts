@@ -38,10 +38,10 @@ export async function listCreators(
   if (filter.handleLike !== undefined) q.whereRaw('lower(u.username) like ?', [filter.handleLike]);
   const direction = order.ascending ? 'asc' : 'desc';
   if (order.column !== 'id') q.orderBy(`u.${order.column}`, direction);
-  return q.orderBy('u.id', direction).offset(window.offset).limit(window.limit);
+  return (await q.orderBy('u.id', direction).offset(window.offset).limit(window.limit)) as CreatorRecord[];
 }
 
 /** The creator with this user id (a UUID, checked by the caller). */
 export async function findCreator(db: Queryable, id: string): Promise<CreatorRecord | undefined> {
-  return creators(db).where('u.id', id).first();
+  return creators(db).where('u.id', id).first<CreatorRecord | undefined>();
 }

@@ -59,7 +59,7 @@ export async function listEvents(pools: ReadPools, filter: EventListFilter, afte
   if (filter.seriesTicker !== undefined) q.whereRaw('e.series_id = (select id from series where ticker = ?)', [filter.seriesTicker]);
   if (filter.status !== undefined) q.whereRaw(STATUS_IS[filter.status]);
   if (after) q.whereRaw('(e.created_at, e.id) < (?::timestamptz, ?::bigint)', [after.createdAt, after.id]);
-  return q.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(limit).options({ name });
+  return (await q.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(limit).options({ name })) as EventPageRecord[];
 }
 
 export async function findEventByTicker(db: Queryable, ticker: string): Promise<EventRecord | undefined> {

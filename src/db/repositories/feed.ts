@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { NamedStatement, type Db, type Queryable } from '../knex.js';
-import { LIVE, type FeedEventsRow } from '../tables.js';
-import { bookLevels, type BookLevelRecord, type MarketFiguresRecord } from './trading.js';
+import { LIVE, type FeedEventsRow, type FeedSequencesRow } from '../tables.js';
+import type { BookLevelRecord, MarketFiguresRecord } from './trading.js';
 
 /**
  * The real-time feed's outbox (feed_events, feed_sequences): records written inside trading transactions,
@@ -176,38 +176,23 @@ export async function readFeedEvents<Events>(client: SqlClient, after: ReadonlyA
 
 /** Every market's latest sequence number. */
 export async function feedSequences(client: SqlClient): Promise<Array<[string, number]>> {
-  const { rows } = await client.query<{ market_id: string; seq: string }>('select market_id::text as market_id, seq::text as seq from feed_sequences');
+  const { rows } = await client.query<FeedSequencesRow>('select market_id::text as market_id, seq::text as seq from feed_sequences');
   return rows.map((r) => [r.market_id, Number(r.seq)]);
 }
 
 /**
- * A market's book (every live order, aggregated by level, as the orderbook endpoint reads it), its figures
- * and its feed sequence number, from one snapshot: every record after `seq` changes them, none before it does.
- * Orders past their expiry but not yet swept are included: the sweep's cancel, a record after `seq`,
- * removes them.
- */
-export async function bookSnapshot(db: Db, marketId: string): Promise<BookSnapshotRead> {
-  return db.transaction(
-    async (tx) => {
-      const row = await tx('feed_sequences').where({ market_id: marketId }).first('seq');
-      const levels = await bookLevels(tx, marketId, new Date(0));
-      const figures: MarketFiguresRecord = await tx('markets').where({ id: marketId }).first('last_yes_price', 'volume', 'open_interest');
-      return { seq: row ? Number(row.seq) : 0, levels, figures };
-    },
-    { isolationLevel: 'repeatable read', readOnly: true },
-  );
-}
-
-/**
- * bookSnapshot for many markets at once, from one database snapshot and three queries whatever their number
- * (a subscription naming 100 markets, or concurrent subscribers of one market, cost one read).
+ * Markets' books (every live order, aggregated by level, as the orderbook endpoint reads it), figures and
+ * feed sequence numbers, from one database snapshot and three queries whatever their number (a subscription
+ * naming 100 markets, or concurrent subscribers of one market, cost one read): every record after a market's
+ * `seq` changes them, none before it does. Orders past their expiry but not yet swept are included: the
+ * sweep's cancel, a record after `seq`, removes them.
  */
 export async function bookSnapshots(db: Db, marketIds: readonly string[]): Promise<Map<string, BookSnapshotRead>> {
   const ids = [...new Set(marketIds)];
   if (ids.length === 0) return new Map();
   return db.transaction(
     async (tx) => {
-      const seqs: Array<{ market_id: string; seq: string }> = await tx('feed_sequences').whereIn('market_id', ids).select(tx.raw('market_id::text as market_id'), tx.raw('seq::text as seq'));
+      const seqs: FeedSequencesRow[] = await tx('feed_sequences').whereIn('market_id', ids).select(tx.raw('market_id::text as market_id'), tx.raw('seq::text as seq'));
       const levels: Array<BookLevelRecord & { market_id: string }> = await tx('orders')
         .whereIn('market_id', ids)
         .whereRaw(LIVE)

@@ -50,14 +50,14 @@ function newestFirst(q: Knex.QueryBuilder): Knex.QueryBuilder {
  */
 export async function listMarketsByOffset(db: Queryable, filter: MarketListFilter, window: { offset: number; limit: number }): Promise<MarketRecord[]> {
   const ids = newestFirst(filteredMarkets(db, filter).select('m.id')).offset(window.offset).limit(window.limit);
-  return withEventTicker(db, db('markets as m').whereIn('m.id', ids).select('m.*'));
+  return (await withEventTicker(db, db('markets as m').whereIn('m.id', ids).select('m.*'))) as MarketRecord[];
 }
 
 /** One keyset page, newest first, strictly after `after`. */
 export async function listMarketsAfter(db: Queryable, filter: MarketListFilter, after: CreatedKey | undefined, limit: number): Promise<MarketPageRecord[]> {
   const page = filteredMarkets(db, filter).select('m.*', db.raw(`${createdAtText('m')} as sort_created_at`));
   if (after) page.whereRaw('(m.created_at, m.id) < (?::timestamptz, ?::bigint)', [after.createdAt, after.id]);
-  return withEventTicker(db, newestFirst(page).limit(limit));
+  return (await withEventTicker(db, newestFirst(page).limit(limit))) as MarketPageRecord[];
 }
 
 /**

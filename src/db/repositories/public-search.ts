@@ -55,7 +55,7 @@ const PUBLIC_SEARCH_HITS = new NamedStatement<PublicSearchRecords & { changed: b
  */
 export async function readPublicSearchHits(db: Queryable, candidates: PublicSearchCandidates, limit: number, since: string): Promise<PublicSearchRecords & { changed: boolean }> {
   const bindings: Record<string, unknown> = { limit, q_since: since };
-  for (const [name, list] of Object.entries(candidates)) {
+  for (const [name, list] of Object.entries(candidates as Record<keyof PublicSearchCandidates, KindCandidates>)) {
     bindings[`${name}_ids`] = list.ids;
     bindings[`${name}_tiers`] = list.tiers;
     bindings[`${name}_words`] = list.words;
@@ -67,7 +67,7 @@ export async function readPublicSearchHits(db: Queryable, candidates: PublicSear
 /** Which tags each reference names: by id (digits), slug, or label (compared case-insensitively). */
 export async function findTagsByReference(db: Queryable, references: string[]): Promise<Array<{ reference: string; id: string }>> {
   if (references.length === 0) return [];
-  const result = await db.raw(
+  const result = await db.raw<{ rows: Array<{ reference: string; id: string }> }>(
     `select r.reference, t.id::text as id
        from unnest(array[${references.map(() => '?').join(', ')}]::text[]) as r(reference)
        join tags t on t.slug = r.reference or lower(t.label) = lower(r.reference)

@@ -13,7 +13,7 @@ export async function listSeries(db: Queryable, filter: { categorySlug?: string 
   const q = seriesRecords(db).select(db.raw(`${createdAtText('s')} as sort_created_at`));
   if (filter.categorySlug !== undefined) q.whereRaw('s.category_id = (select id from categories where slug = ?)', [filter.categorySlug]);
   if (after) q.whereRaw('(s.created_at, s.id) < (?::timestamptz, ?::bigint)', [after.createdAt, after.id]);
-  return q.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').limit(limit);
+  return (await q.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').limit(limit)) as SeriesPageRecord[];
 }
 
 export async function findSeriesByTicker(db: Queryable, ticker: string): Promise<SeriesRecord | undefined> {

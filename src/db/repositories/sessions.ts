@@ -94,7 +94,7 @@ export async function bestYesPrices(db: Queryable, marketIds: readonly string[],
   return db('orders')
     .whereRaw('market_id = any(?::bigint[])', [[...marketIds]])
     .whereRaw(LIVE)
-    .where((w) => w.whereNull('expiration_ts').orWhere('expiration_ts', '>', now))
+    .where((w) => { w.whereNull('expiration_ts').orWhere('expiration_ts', '>', now); })
     .groupBy('market_id')
     .select(
       'market_id',

@@ -15,7 +15,7 @@ export async function findTagBySlug(db: Queryable, slug: string): Promise<TagRec
     .leftJoin('tag_market_pairs as p', (on) => on.on('p.tag_id', 't.id').andOn('p.other_tag_id', 't.id'))
     .where('t.slug', slug)
     .select('t.*', db.raw('coalesce(p.markets, 0) as market_count'))
-    .first();
+    .first<TagRecord | undefined>();
 }
 
 /** The tags sharing markets with `tagId`, most shared markets first (ties by id), at most `cap`. */

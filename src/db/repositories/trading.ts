@@ -207,7 +207,7 @@ export async function bookLevels(db: Queryable, marketId: string, now: Date): Pr
   return db('orders')
     .where({ market_id: marketId })
     .whereRaw(LIVE)
-    .where((w) => w.whereNull('expiration_ts').orWhere('expiration_ts', '>', now))
+    .where((w) => { w.whereNull('expiration_ts').orWhere('expiration_ts', '>', now); })
     .groupBy('book_side', 'yes_price')
     .select('book_side', 'yes_price', db.raw('sum(remaining)::text as count'));
 }

@@ -72,8 +72,8 @@ async function insertAll(tx: Knex.Transaction, table: string, rows: object[]): P
 
 /** The seeded PRNG's draws: a number in [0, 1), or one of some items. */
 interface Draw {
-  random(): number;
-  pick<T>(items: readonly T[]): T;
+  random: () => number;
+  pick: <T>(items: readonly T[]) => T;
 }
 
 interface SeriesPlan {
@@ -169,9 +169,9 @@ function planMarkets({ random }: Draw, events: readonly EventPlan[], now: number
       const rewards = state === 'ACTIVE' && random() < 0.4;
       tags.push({ index: rows.length, tags: event.tags });
       rows.push({
-        ticker: `${event.row.ticker}-M${m + 1}`,
+        ticker: `${String(event.row.ticker)}-M${m + 1}`,
         event_index: eventIndex,
-        title: `${event.row.title}: outcome ${m + 1}`,
+        title: `${String(event.row.title)}: outcome ${m + 1}`,
         status: state,
         result,
         last_yes_price: yes.toFixed(2),

@@ -22,7 +22,7 @@ if (!Number.isSafeInteger(events) || events < 1) {
   process.exit(2);
 }
 const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL;
-const embedded = databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: values['data-dir']! });
+const embedded = databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: values['data-dir'] });
 const db = createDb(databaseUrl ?? embedded!.url, 4);
 try {
   await migrateLatest(db);

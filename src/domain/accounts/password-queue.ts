@@ -50,7 +50,7 @@ export class PasswordQueue {
       const waiter: Waiter = {
         address,
         seq: (this.#seq += 1),
-        start: () => this.#start(address, work).then(resolve, reject),
+        start: () => void this.#start(address, work).then(resolve, reject),
         refuse: reject,
       };
       const line = this.#turns.get(address);

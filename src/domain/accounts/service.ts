@@ -92,7 +92,7 @@ export class AccountService {
 
   /** Keeps `cache` (of another credential) in step with the session changes, as the session cache is. */
   attachCache<A>(cache: SessionCache<A>): void {
-    this.#caches.push(cache as SessionCache<unknown>);
+    this.#caches.push(cache);
     if (this.#listener) cache.open();
   }
 
@@ -116,11 +116,12 @@ export class AccountService {
       SESSION_CHANNEL,
       {
         notify: (payload) => this.#changed(payload),
-        connected: async () => {
+        connected: () => {
           this.#sessions.open();
           for (const cache of this.#caches) cache.open();
           // Changes made while the listener was down were not heard: every session is checked again.
           for (const listener of this.#changeListeners) listener({ kind: 'all' });
+          return Promise.resolve();
         },
         lost: () => {
           this.#sessions.close();

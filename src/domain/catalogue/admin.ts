@@ -11,7 +11,7 @@ const UNIQUE_VIOLATION = '23505';
 
 /** Turns a unique-index violation into a 409 naming what is taken. */
 function taken(what: string) {
-  return (error: { code?: string }) => {
+  return (error: Error & { code?: string }) => {
     if (error.code === UNIQUE_VIOLATION) throw conflict(`${what} is already taken`);
     throw error;
   };

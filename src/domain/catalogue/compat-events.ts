@@ -349,7 +349,7 @@ export class CompatEventService {
   async results(q: ResultsQuery): Promise<CompatEvent[]> {
     const order = parseOrderKey(q.order, LIST_ORDER_KEYS, 'createdAt');
     // Only the documented subset of the shared filters: any other query parameter is ignored.
-    const filter = await this.sharedFilter(Object.fromEntries(RESULTS_FILTERS.map((name) => [name, q[name]])) as SharedFilterQuery);
+    const filter = await this.sharedFilter(Object.fromEntries(RESULTS_FILTERS.map((name) => [name, q[name]])));
     const window = offsetWindow(q.offset ?? 0, q.limit ?? DEFAULT_LIMIT);
     if (filter === NONE || window.limit === 0) return [];
     return repo.listEndedEventsByOffset(this.db, filter, { column: order.column, ascending: q.ascending ?? false }, window);

@@ -161,7 +161,7 @@ export class SearchIndex extends IndexedItems {
   }
 
   /** The widest step at which each query word matches the item, or -1 when one does not (words marked by `stamp`). */
-  private stepOf(item: SearchItem, query: SearchQuery, stamp: number): number {
+  private stepOf(item: SearchItem, query: SearchQuery, stamp: number): Step | -1 {
     const { stamps, bits: marks } = this;
     let bits = 0;
     for (const id of item.wordIds) if (stamps[id] === stamp) bits |= marks[id]!;
@@ -285,7 +285,7 @@ export class SearchIndex extends IndexedItems {
       let counted = 0;
       const stamp = this.mark(query, Step.Typo);
       this.scan(rarest.lists, true, (item) => {
-        if (filter(item) && this.stepOf(item, query, stamp) >= 0) counted++;
+        if (filter(item) && this.stepOf(item, query, stamp) !== -1) counted++;
         return counted < cap;
       });
       return counted;

@@ -385,7 +385,7 @@ export class ClobService {
   async #check(post: ClientOrderPost, addresses: readonly string[]): Promise<PlaceOrderInput> {
     const order = post.order;
     const market = await this.marketOfToken(String(order.tokenId));
-    const signed = await checkSignedOrder(order, post.orderType ?? 'GTC', post.postOnly ?? false, market.neg_risk, addresses);
+    const signed = checkSignedOrder(order, post.orderType ?? 'GTC', post.postOnly ?? false, market.neg_risk, addresses);
     if (await repo.orderHashUsed(this.db, signed.signed.orderHash)) throw conflict(`this signed order (hash ${signed.signed.orderHash}) was placed before: sign a new one (a new salt)`);
     const input: PlaceOrderInput = {
       ticker: market.ticker,

@@ -1,5 +1,5 @@
-import { hashTypedData, isAddress, recoverTypedDataAddress, type Hex } from 'viem';
 import { invalid } from '../errors.js';
+import { recoverSigner, toHex, typedDataDigest, type Eip712Field } from './eip712.js';
 import type { TimeInForce } from '../../db/tables.js';
 import { LOTS_PER_CONTRACT, MAX_PRICE_TICKS, MIN_PRICE_TICKS, TICKS_PER_DOT } from '../trading/money.js';
 
@@ -36,28 +36,27 @@ const CHAINS = [
   { chainId: 137, exchange: '0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E', negRiskExchange: '0xC5d563A36AE78145C45a50134d48A1215220f80a' },
   { chainId: 80002, exchange: '0xdFE02Eb6733538f8Ea35D585af8DE5958AD99E40', negRiskExchange: '0xC5d563A36AE78145C45a50134d48A1215220f80a' },
 ] as const;
-const ORDER_TYPES = {
-  Order: [
-    { name: 'salt', type: 'uint256' },
-    { name: 'maker', type: 'address' },
-    { name: 'signer', type: 'address' },
-    { name: 'taker', type: 'address' },
-    { name: 'tokenId', type: 'uint256' },
-    { name: 'makerAmount', type: 'uint256' },
-    { name: 'takerAmount', type: 'uint256' },
-    { name: 'expiration', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'feeRateBps', type: 'uint256' },
-    { name: 'side', type: 'uint8' },
-    { name: 'signatureType', type: 'uint8' },
-  ],
-} as const;
+const ORDER_FIELDS: readonly Eip712Field[] = [
+  { name: 'salt', type: 'uint256' },
+  { name: 'maker', type: 'address' },
+  { name: 'signer', type: 'address' },
+  { name: 'taker', type: 'address' },
+  { name: 'tokenId', type: 'uint256' },
+  { name: 'makerAmount', type: 'uint256' },
+  { name: 'takerAmount', type: 'uint256' },
+  { name: 'expiration', type: 'uint256' },
+  { name: 'nonce', type: 'uint256' },
+  { name: 'feeRateBps', type: 'uint256' },
+  { name: 'side', type: 'uint8' },
+  { name: 'signatureType', type: 'uint8' },
+];
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 /** Amounts carry 6 decimals (the collateral's and the outcome tokens'). */
 const AMOUNT_UNITS_PER_CONTRACT = 1_000_000n;
 const UNITS_PER_LOT = AMOUNT_UNITS_PER_CONTRACT / LOTS_PER_CONTRACT;
 const UINT = /^\d{1,78}$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const MAX_UINT256 = (1n << 256n) - 1n;
 
 const field = (path: string, message: string) => invalid(message, [{ location: 'body', path, message }]);
@@ -129,16 +128,16 @@ export interface CheckedSignedOrder {
  * also be `maker` and one of `addresses` (those the caller's order-book credentials are bound to; lower
  * case), under the domain of the market's exchange (`negRisk`) on either chain. Every refusal is a 400.
  */
-export async function checkSignedOrder(
+export function checkSignedOrder(
   order: ClientSignedOrder,
   orderType: unknown,
   postOnly: boolean,
   negRisk: boolean,
   addresses: readonly string[],
-): Promise<CheckedSignedOrder> {
+): CheckedSignedOrder {
   if (order.signatureType !== 0) throw field('order.signatureType', 'only EOA signatures (signatureType 0) are accepted');
   for (const name of ['maker', 'signer', 'taker'] as const) {
-    if (!isAddress(order[name], { strict: false })) throw field(`order.${name}`, `order.${name} must be an address (0x and 40 hex digits)`);
+    if (typeof order[name] !== 'string' || !ADDRESS.test(order[name])) throw field(`order.${name}`, `order.${name} must be an address (0x and 40 hex digits)`);
   }
   if (order.maker.toLowerCase() !== order.signer.toLowerCase()) throw field('order.maker', 'maker must be the signer (an EOA signs for itself)');
   if (order.taker.toLowerCase() !== ZERO_ADDRESS) throw field('order.taker', 'taker must be the zero address: orders are public');
@@ -149,9 +148,9 @@ export async function checkSignedOrder(
   if (side === undefined) throw field('order.side', 'side must be BUY or SELL');
   const message = {
     salt: uint(order.salt, 'order.salt'),
-    maker: order.maker as Hex,
-    signer: order.signer as Hex,
-    taker: order.taker as Hex,
+    maker: order.maker,
+    signer: order.signer,
+    taker: order.taker,
     tokenId: uint(order.tokenId, 'order.tokenId'),
     makerAmount: uint(order.makerAmount, 'order.makerAmount'),
     takerAmount: uint(order.takerAmount, 'order.takerAmount'),
@@ -164,12 +163,10 @@ export async function checkSignedOrder(
   const amounts = amountsOf(order.side, message.makerAmount, message.takerAmount);
   const terms = timeInForceOf(orderType, postOnly, message.expiration);
   if (typeof order.signature !== 'string' || !/^0x[0-9a-fA-F]{130}$/.test(order.signature)) throw field('order.signature', 'signature must be 0x and 130 hex digits');
-  const signature = order.signature as Hex;
   for (const chain of CHAINS) {
-    const domain = { ...PROTOCOL, chainId: chain.chainId, verifyingContract: negRisk ? chain.negRiskExchange : chain.exchange } as const;
-    const typed = { domain, types: ORDER_TYPES, primaryType: 'Order', message } as const;
-    const recovered = await recoverTypedDataAddress({ ...typed, signature }).catch(() => undefined);
-    if (recovered?.toLowerCase() === order.signer.toLowerCase()) {
+    const domain = { ...PROTOCOL, chainId: chain.chainId, verifyingContract: negRisk ? chain.negRiskExchange : chain.exchange };
+    const digest = typedDataDigest(domain, 'Order', ORDER_FIELDS, message);
+    if (recoverSigner(digest, order.signature) === order.signer.toLowerCase()) {
       return {
         tokenId: message.tokenId.toString(),
         action: order.side === 'BUY' ? 'buy' : 'sell',
@@ -177,7 +174,7 @@ export async function checkSignedOrder(
         ...terms,
         expiration: message.expiration,
         signed: {
-          orderHash: hashTypedData(typed),
+          orderHash: toHex(digest),
           makerAddress: order.maker.toLowerCase(),
           salt: message.salt.toString(),
           nonce: message.nonce.toString(),

@@ -38,11 +38,14 @@ function record(marketId: string, seq: number, events: Partial<FeedEvents> = {})
   });
 }
 
+/** A feed message as a client reads it. */
+type Sent = { type: string; seq: number; msg: Record<string, unknown> };
+
 class Collector implements Outlet {
-  readonly sent: any[] = [];
+  readonly sent: Sent[] = [];
   overflowed: string | undefined;
   send(text: string): void {
-    this.sent.push(JSON.parse(text));
+    this.sent.push(JSON.parse(text) as Sent);
   }
   overflow(reason: string): void {
     this.overflowed = reason;
@@ -86,7 +89,7 @@ describe('FeedHub and Subscription: order-book channels', () => {
     // A gap skips a number; after removal nothing arrives.
     h.gap('1');
     h.publish(record('1', 8, { book: [delta('yes', '0.30', '1')] }));
-    expect(out.sent.at(-1).seq).toBe(6);
+    expect(out.sent.at(-1)?.seq).toBe(6);
     h.remove(sub);
     h.publish(record('1', 9, { book: [delta('yes', '0.30', '1')] }));
     expect(out.sent.length).toBe(5);
@@ -152,7 +155,7 @@ describe('FeedHub and Subscription: private and ticker channels', () => {
     expect(out.sent).toEqual([]);
     loads.shift()!();
     await flush();
-    const ticker = (m: any) => [m.seq, m.msg.yes_bid, m.msg.yes_ask, m.msg.price, m.msg.volume, m.msg.open_interest];
+    const ticker = (m: Sent) => [m.seq, m.msg.yes_bid, m.msg.yes_ask, m.msg.price, m.msg.volume, m.msg.open_interest];
     expect(out.sent.map(ticker)).toEqual([[1, '0.40', '0.60', '0.50', '10', '4']]);
     // A better bid; then a record that changes nothing of the ticker (not sent); then the ask goes.
     h.publish(record('1', 3, { book: [delta('yes', '0.45', '1')] }));

@@ -20,18 +20,18 @@ class FakeOutbox implements RelaySource {
     this.records.set(marketId, (this.records.get(marketId) ?? []).filter((r) => r.seq > upTo));
   }
 
-  async sequences(): Promise<Array<[string, number]>> {
-    return [...this.records].map(([m, list]) => [m, list.at(-1)?.seq ?? 0]);
+  sequences(): Promise<Array<[string, number]>> {
+    return Promise.resolve([...this.records].map(([m, list]) => [m, list.at(-1)?.seq ?? 0]));
   }
 
-  async read(after: ReadonlyArray<readonly [string, number]>, limit: number): Promise<FeedRecord[]> {
+  read(after: ReadonlyArray<readonly [string, number]>, limit: number): Promise<FeedRecord[]> {
     this.reads += 1;
     if (this.failNext) {
       this.failNext = false;
-      throw new Error('connection lost');
+      return Promise.reject(new Error('connection lost'));
     }
     const out = after.flatMap(([m, seq]) => (this.records.get(m) ?? []).filter((r) => r.seq > seq));
-    return out.slice(0, limit);
+    return Promise.resolve(out.slice(0, limit));
   }
 }
 

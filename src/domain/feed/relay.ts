@@ -43,6 +43,7 @@ export class FeedRelay {
   readonly #dirty = new Set<string>();
   /** Markets of the read in progress. */
   #reading = new Set<string>();
+  // eslint-disable-next-line no-unused-private-class-members -- read by `??=` below, which the rule counts as a write only
   #resyncing: Promise<void> | undefined;
   #draining: Promise<void> | undefined;
   #started = false;

@@ -214,7 +214,7 @@ export class FeedSession implements Outlet {
     const channels = params.channels;
     if (channels === undefined || (Array.isArray(channels) && channels.length === 0)) throw new CommandError(ErrorCode.channelsRequired, 'params.channels is required: a non-empty array of channel names');
     if (!Array.isArray(channels) || !channels.every((c) => typeof c === 'string')) throw new CommandError(ErrorCode.invalidParameter, 'params.channels must be an array of channel names');
-    const unique = [...new Set(channels as string[])];
+    const unique = [...new Set(channels)];
     for (const channel of unique) {
       if (!(CHANNELS as readonly string[]).includes(channel)) throw new CommandError(ErrorCode.unknownChannel, `unknown channel '${clip(channel, 60)}' (channels: ${CHANNELS.join(', ')})`);
       if (isPrivateChannel(channel as Channel) && !this.account) throw new CommandError(ErrorCode.authRequired, `channel '${channel}' is private: connect with Authorization: Bearer <token> (or send an auth command) first`);
@@ -311,7 +311,7 @@ function tickersOf(params: Params): string[] | undefined {
   if (one !== undefined) list.push(one);
   if (many !== undefined) {
     if (!Array.isArray(many)) throw new CommandError(ErrorCode.invalidParameter, 'params.market_tickers must be an array of tickers');
-    list.push(...many);
+    list.push(...(many as unknown[]));
   }
   if (list.length === 0) throw new CommandError(ErrorCode.marketTickerRequired, 'params.market_tickers is empty');
   if (!list.every((t) => typeof t === 'string' && t.length > 0 && t.length <= 200)) throw new CommandError(ErrorCode.invalidParameter, 'market tickers must be non-empty strings');

@@ -7,9 +7,9 @@ const snapshotOf = (id: string): BookSnapshot => ({ seq: Number(id), levels: [],
 describe('SnapshotBatcher', () => {
   it('reads the markets asked for in one turn together, once each, and shares a snapshot between its askers', async () => {
     const reads: string[][] = [];
-    const batcher = new SnapshotBatcher(async (ids) => {
+    const batcher = new SnapshotBatcher((ids) => {
       reads.push(ids);
-      return new Map(ids.map((id) => [id, snapshotOf(id)]));
+      return Promise.resolve(new Map(ids.map((id) => [id, snapshotOf(id)])));
     });
     const asked = ['1', '2', '3', '2', '1'].map((id) => batcher.snapshot(id));
     const got = await Promise.all(asked);
@@ -37,10 +37,10 @@ describe('SnapshotBatcher', () => {
 
   it('splits a large batch, and rejects a market the read did not find or a failed read', async () => {
     const reads: number[] = [];
-    const batcher = new SnapshotBatcher(async (ids) => {
+    const batcher = new SnapshotBatcher((ids) => {
       reads.push(ids.length);
-      if (ids.includes('boom')) throw new Error('read failed');
-      return new Map(ids.filter((id) => id !== 'gone').map((id) => [id, snapshotOf(id)]));
+      if (ids.includes('boom')) return Promise.reject(new Error('read failed'));
+      return Promise.resolve(new Map(ids.filter((id) => id !== 'gone').map((id) => [id, snapshotOf(id)])));
     }, 2);
     const results = await Promise.allSettled(['1', '2', '3', 'gone', 'boom'].map((id) => batcher.snapshot(id)));
     expect(reads).toEqual([2, 2, 1]);

@@ -19,7 +19,7 @@ describe('checkFeesAreZero', () => {
       expect(error, JSON.stringify(value)).toBeInstanceOf(DomainError);
       expect((error as DomainError).code).toBe('invalid_request');
       expect((error as DomainError).message).toMatch(new RegExp(`^${field} must be 0: the exchange is fee-free`));
-      expect((error as DomainError).details).toEqual([{ location: 'body', path: field, message: expect.any(String) }]);
+      expect((error as DomainError).details).toEqual([{ location: 'body', path: field, message: expect.any(String) as string }]);
     }
   });
 

@@ -91,10 +91,10 @@ describe('order input', () => {
 
   it('reads a decrease count: positive, on the quantum (zero is a cancel, not a decrease)', () => {
     expect(parseDecreaseCount('4.5')).toBe(45_000n);
-    expect(parseDecreaseCount(2 as unknown as string)).toBe(20_000n);
+    expect(parseDecreaseCount(2)).toBe(20_000n);
     rejects(() => parseDecreaseCount('0'), /new remaining count/);
     rejects(() => parseDecreaseCount('0.00005'), /new remaining count/);
-    rejects(() => parseDecreaseCount(1e-7 as unknown as string), /new remaining count/);
+    rejects(() => parseDecreaseCount(1e-7), /new remaining count/);
   });
 
   it('formats money exactly with two to six places', () => {

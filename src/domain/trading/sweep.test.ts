@@ -57,7 +57,7 @@ describe('startExpirySweep', () => {
 
   it('stops at once when no pass is running', async () => {
     vi.useFakeTimers();
-    const trading = { expireOrders: vi.fn(async () => 0) };
+    const trading = { expireOrders: vi.fn(() => Promise.resolve(0)) };
     const sweep = startExpirySweep(trading, 1000, () => {});
     await sweep.stop();
     await vi.advanceTimersByTimeAsync(5000);

@@ -10,9 +10,9 @@ const account = { id: 'acc-1', role: 'trader' } as unknown as Account;
 function scheme(header: string, caller: Caller, asked: string[]): AuthScheme {
   return {
     sent: (headers) => headers[header] !== undefined,
-    callerOf: async () => {
+    callerOf: () => {
       asked.push(header);
-      return { ...caller };
+      return Promise.resolve({ ...caller });
     },
   };
 }
@@ -68,7 +68,7 @@ describe('admit', () => {
     call.caller = caller;
     let sent: unknown;
     Object.assign(call.koa.res, { hasHeader: () => false, setHeader: () => undefined });
-    Object.defineProperty(call.koa.response, 'body', { set: (value: string) => (sent = JSON.parse(value)) });
+    Object.defineProperty(call.koa.response, 'body', { set: (value: string) => void (sent = JSON.parse(value)) });
     return { going: admit(call), sent: sent as { error?: { code: string; message: string } } | undefined, status: call.koa.response.status };
   };
 

@@ -55,7 +55,7 @@ export function countedBudget(take: Budget): Step {
   return ({ koa, route, caller, request }) => {
     const { rateLimitCount } = route.entry;
     // `/`: the body is the array itself.
-    const items = rateLimitCount === '/' ? request.body : (request.body as Record<string, unknown> | undefined)?.[rateLimitCount ?? ''];
+    const items: unknown = rateLimitCount === '/' ? request.body : (request.body as Record<string, unknown> | undefined)?.[rateLimitCount ?? ''];
     const counted = rateLimitCount ? (items as unknown[]).length : 1;
     return counted <= 1 || take(koa, route.limitClass, caller, counted - 1, counted);
   };

@@ -19,11 +19,11 @@ export function dispatch(services: Services, clients: ClientAddressing): Step {
       // Already percent-decoded once by the path parser (as openapi-backend's bath-es5); not decoded again.
       params,
       query: clampQuery(query, route.clampMaxima),
-      body: request.body,
+      body: request.body as unknown,
       account: caller.account,
       apiKey: caller.key,
       token: caller.token,
-      requestId: String(koa.state.requestId ?? ''),
+      requestId: (koa.state.requestId as string | undefined) ?? '',
       clientAddress: route.limitClass === 'login' || route.limitClass === 'registration' ? clientAddress(koa.req, clients) : undefined,
     } as unknown as ApiRequest<never>;
     const reply = await route.implementation(handed, { services, koa });

@@ -1,5 +1,4 @@
 import type { Operation, Request } from 'openapi-backend';
-import type { ErrorObject } from 'ajv';
 import { invalid } from '../../domain/errors.js';
 import { findUnstorable, unstorable } from '../../domain/storable-text.js';
 import { sendError } from '../errors.js';
@@ -58,7 +57,7 @@ export function validate(validator: CompiledValidator): Step {
     const validation = validated(validator, request, operation);
     if (numerals || validation.errors) {
       const reported = new Set(numerals?.map((error) => error.instancePath));
-      const errors = [...(numerals ?? []), ...((validation.errors ?? []) as ErrorObject[]).filter((error) => !reported.has(error.instancePath))];
+      const errors = [...(numerals ?? []), ...(validation.errors ?? []).filter((error) => !reported.has(error.instancePath))];
       const { message, details } = describeValidationErrors(errors);
       sendError(koa, 'invalid_request', message, details);
       return false;
