@@ -11,10 +11,14 @@ import crypto from 'node:crypto';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3 } from 'openapi-types';
 import { listOperations, type OperationInfo } from '../codegen/operations.js';
-import { ApiClient, type RequestOptions } from '../test/support/service.js';
+import { ApiClient } from '../test/support/service.js';
 import { kalshiHeaders } from '../test/support/signing.js';
+import {
+  closedMarket, clobFixture, createApiKey, example, exampleMarket, examples, expiredSession, fail, fillPath, freshMarket, fullAccount, heartbeatAccount,
+  keepStrikeDateAhead, keyPair, missingTicker, otherAccount, placeExampleOrder, publicPem, registerAccount, request, scopedKey, scoringIds, send, signedOrder, state,
+  tradingFixture, unique, UNKNOWN_TOKEN, type Json,
+} from './fixtures.js';
 
-type Json = Record<string, unknown>;
 /** The parts of Dredd's transactions and hooks object used here (dredd ships no types). */
 interface Transaction {
   id: string; fullPath: string; origin: { resourceName: string; exampleName: string }; skip?: boolean; fail?: string;
@@ -23,7 +27,6 @@ interface Transaction {
 }
 type Hook<T> = (data: T, done: () => void) => void;
 type DreddHooks = { configuration: { endpoint: string; path: string[] }; beforeAll(hook: Hook<Transaction[]>): void; beforeEach(hook: Hook<Transaction>): void; log(message: string): void };
-type Account = { email: string; password: string; token: string; id?: string };
 /**
  * A transaction's request as the rules shape it, written into Dredd's by applyContext: `rawBody` is sent instead of
  * `body` when set, a null `token` sends none, `sendFirst` sends the finished request once before Dredd does, and
@@ -65,6 +68,17 @@ const fixtureTicker = (which: 'traded' | 'settled'): Rule => async (c) => c.quer
 const freshMarketParam: Rule = async (c) => (c.pathParams.ticker = await freshMarket());
 const assignBody = (c: Ctx, values: Json) => Object.assign(c.body ?? {}, values);
 const freshSlug = (c: Ctx) => (c.body?.slug ? { slug: unique.slug(c.body.slug) } : {});
+// The order-book client's market data: by one outcome token (query) or a list of them (body); 404: a token no market has.
+const clobToken: Rule = async (c) => c.query.set('token_id', (await clobFixture()).yesTokenId);
+const clobTokens: Rule = async (c) => (c.rawBody = JSON.stringify(await clobFixture().then((m) => [{ token_id: m.yesTokenId, side: 'BUY' }, { token_id: m.noTokenId, side: 'SELL' }])));
+const clobMarketData: Record<string, Rule> = { request: clobToken, 404: (c) => c.query.set('token_id', UNKNOWN_TOKEN) };
+const clobMarketDataList: Record<string, Rule> = { request: clobTokens, 404: (c) => (c.rawBody = JSON.stringify([{ token_id: UNKNOWN_TOKEN, side: 'BUY' }])) };
+const recentCandles = (c: Ctx) => {
+  const now = Math.floor(Date.now() / 1000);
+  c.query.set('start_ts', String(now - 86_400));
+  c.query.set('end_ts', String(now + 3_600));
+  return c;
+};
 const uuids = (n: number) => Array.from({ length: n }, () => crypto.randomUUID());
 
 /** Per-operation tweaks: `request` runs for every status, before the status's rule; a status key replaces that rule. */
@@ -96,7 +110,7 @@ const TWEAKS: Record<string, Record<string, Rule>> = {
   previewOrder: { 404: (c) => assignBody(c, { ticker: missingTicker() }), 409: async (c) => assignBody(c, { ticker: await closedMarket() }) },
   // The examples filter on the example market's ticker and id and the live statuses: one live order there. 400: each
   // value of the set is checked.
-  listOrders: { request: async (c) => c.query.set('market', await placeExampleOrder().then(exampleMarketId)), 400: (c) => c.query.set('status', 'OPEN,NOT_A_STATUS') },
+  listOrders: { request: async (c) => c.query.set('market', await placeExampleOrder().then(exampleMarket).then((m) => m.id)), 400: (c) => c.query.set('status', 'OPEN,NOT_A_STATUS') },
   getOrder: { request: ownOrder, 404: othersOrder }, // another account's order: 404, as an unknown id
   cancelOrder: { request: ownOrder, 404: othersOrder }, // 409 (STATUS_RULES): cancelled once before Dredd cancels it
   // The example order has count 10 and the example asks for a remainder of 5; 400: not smaller; 409: no longer live.
@@ -121,6 +135,26 @@ const TWEAKS: Record<string, Record<string, Rule>> = {
   checkOrderScoringLegacy: { request: async (c) => (c.body = { order_ids: await scoringIds() }) },
   checkOrdersScoring: { request: async (c) => c.query.set('order_ids', (await scoringIds()).join(',')), 400: (c) => c.query.set('order_ids', uuids(1001).join(',')) },
   checkOrdersScoringList: { request: async (c) => (c.rawBody = JSON.stringify(await scoringIds())) },
+  ...Object.fromEntries(['Book', 'Midpoint', 'Price', 'Spread', 'LastTradePrice', 'TickSize', 'NegRisk', 'FeeRate'].map((name) => [`getClob${name}`, clobMarketData])),
+  ...Object.fromEntries(['Books', 'Midpoints', 'Prices', 'Spreads', 'LastTradesPrices'].map((name) => [`getClob${name}`, clobMarketDataList])),
+  // The examples name both an interval and a time range, which is refused: the interval alone.
+  getClobPricesHistory: {
+    request: async (c) => {
+      for (const name of ['startTs', 'endTs']) c.query.delete(name);
+      c.query.set('market', (await clobFixture()).yesTokenId);
+    },
+    404: (c) => c.query.set('market', UNKNOWN_TOKEN),
+  },
+  getClobMarket: { request: async (c) => (c.pathParams.condition_id = (await clobFixture()).conditionId) },
+  getClobOrder: { request: async (c) => (c.pathParams.id = (await placeExampleOrder()).order_id) },
+  // The example market's orders of the contract USER; 404: a token no market has.
+  cancelClobMarketOrders: { request: async (c) => (c.body = { market: await placeExampleOrder().then(exampleMarket).then((m) => m.conditionId) }), 404: (c) => (c.body = { asset_id: UNKNOWN_TOKEN }) },
+  // Orders signed by the wallet of the contract USER's order-book key; 409 (STATUS_RULES): the same signed order twice.
+  placeClobOrder: { request: async (c) => (c.body = await signedOrder()), 404: async (c) => (c.body = await signedOrder(UNKNOWN_TOKEN)) },
+  placeClobOrders: { request: async (c) => (c.rawBody = JSON.stringify([await signedOrder(), await signedOrder()])) },
+  // The order-book fixture's market, which traded, in the hour in progress and the day before it; 404: a ticker unknown.
+  getMarketCandlesticks: { request: async (c) => Object.assign(recentCandles(c).pathParams, { series_ticker: String(example('createAdminEvent').series_ticker), ticker: (await clobFixture()).ticker }) },
+  getMarketsCandlesticks: { request: async (c) => recentCandles(c).query.set('market_tickers', (await clobFixture()).ticker), 404: (c) => c.query.set('market_tickers', missingTicker()) },
 };
 
 /** How to make a documented status happen for any operation. */
@@ -146,114 +180,10 @@ const STATUS_RULES: Record<string, Rule> = {
 /** A generic rule's precondition: it holds, or the operation needs a tweak for the status. */
 const needs = (condition: unknown, c: Ctx, what: string): true => Boolean(condition) || fail(`${what}: add a ${c.status} tweak to TWEAKS for ${c.op.operationId}`);
 
-/** Set up by beforeAll; `operations` by "<method> <path>" and by operationId. */
-const state = { api: new ApiClient(''), doc: {} as OpenAPIV3.Document, operations: new Map<string, OperationInfo>(), user: {} as Account, admin: {} as Account };
-const examples: Record<string, Json> = {}; // the request body of each operation's first 2xx transaction (what Dredd sends)
-let setupError: string | undefined;
-const RUN = crypto.randomBytes(3).toString('hex');
-let counter = 0;
-const suffix = () => `${RUN}${(counter += 1)}`;
-const ending = (base: unknown, fallback: string, end: string, max: number) => `${(typeof base === 'string' && base) || fallback}`.slice(0, max - end.length) + end;
-/** Identifiers no other run or transaction uses, within the document's patterns and lengths; addresses of 198.18.0.0/15. */
-const unique = {
-  email: () => `contract-${suffix()}@example.com`,
-  username: () => `c_${suffix()}`,
-  ticker: (base: unknown) => ending(base, 'CONTRACT', `-C${suffix().toUpperCase()}`, 64),
-  slug: (base: unknown) => ending(base, 'contract', `-c${suffix()}`, 100),
-  address: (n = (counter += 1)) => `198.${18 + ((n >> 16) & 1)}.${(n >> 8) & 255}.${n & 255}`,
-};
-const missingTicker = () => `NO-SUCH-${RUN.toUpperCase()}`;
-/** `make`'s value, made the first time it is asked for. */
-function once<T>(make: () => T): () => T {
-  let made: { value: T } | undefined;
-  return () => (made ??= { value: make() }).value;
-}
-const isJson = (mediaType: string) => /^application\/(.+\+)?json$/i.test(mediaType);
-const fillPath = (template: string, params: Record<string, string>) => template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
-const example = (operationId: string): Json => examples[operationId] ?? fail(`no example body for ${operationId}`);
-function fail(message: string): never { throw new Error(message); }
-/** A fixture's request, from an address of its own unless `headers` name one. */
-const request = (method: string, path: string, options: RequestOptions) => state.api.request(method, path, { ...options, headers: { 'x-forwarded-for': unique.address(), ...options.headers } });
-/** A fixture's request to an operation of the document, which must answer one of `statuses`. */
-async function send<T = Json>(operationId: string, options: { token?: string; params?: Record<string, string>; body?: unknown }, ...statuses: [number, ...number[]]): Promise<T> {
-  const op = state.operations.get(operationId) ?? fail(`no operation '${operationId}' in the document`);
-  const response = await request(op.method.toUpperCase(), fillPath(op.path, options.params ?? {}), options);
-  if (!statuses.includes(response.status)) fail(`${operationId}: expected ${statuses.join(' or ')}, got ${response.status} ${JSON.stringify(response.body)}`);
-  return response.body as T;
-}
-async function registerAccount(): Promise<Account> {
-  const [email, password] = [unique.email(), crypto.randomBytes(12).toString('hex')];
-  return { email, password, token: (await send<{ token: string }>('registerAccount', { body: { email, password, name: 'Contract Tests' } }, 201)).token };
-}
-/** One RSA key pair for every API key the hooks create (the service keeps only public keys). */
-const keyPair = once(() => crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }));
-const publicPem = () => keyPair().publicKey.export({ type: 'spki', format: 'pem' }).toString();
-const createApiKey = async (account: Account, scopes: string[]) =>
-  (await send<{ api_key: { id: string } }>('createApiKey', { token: account.token, body: { name: 'contract', kind: 'rsa', scopes, public_key: publicPem() } }, 201)).api_key;
-const scopedKeys: Record<string, Promise<{ id: string }>> = {};
-const scopedKey = (scope: string) => (scopedKeys[scope] ??= createApiKey(state.user, [scope])); // the USER's key with this one scope
-/** A fresh account with the 20 API keys allowed. */
-const fullAccount = () => registerAccount().then(async (account) => Promise.all(Array.from({ length: 20 }, () => createApiKey(account, ['read']))).then(() => account));
-/** A new ACTIVE market in the example event. */
-async function freshMarket(overrides: Json = {}): Promise<string> {
-  const body = { ...example('createAdminMarket'), ticker: unique.ticker(example('createAdminMarket').ticker), ...overrides };
-  return (await send<{ market: { ticker: string } }>('createAdminMarket', { token: state.admin.token, body }, 201)).market.ticker;
-}
-const closedMarket = () => freshMarket().then((ticker) => send('closeAdminMarket', { token: state.admin.token, params: { ticker } }, 200).then(() => ticker));
-/** Places the placeOrder example (a resting buy) with a fresh client_order_id. */
-async function placeExampleOrder(account = state.user, overrides: Json = {}) {
-  const body = { ...example('placeOrder'), client_order_id: unique.slug('fixture'), ...overrides };
-  return (await send<{ order: { order_id: string; status: string } }>('placeOrder', { token: account.token, body }, 201)).order;
-}
-const otherAccount = once(registerAccount); // whose orders are 404 to the contract USER
-const heartbeatAccount = once(registerAccount);
-const exampleMarketId = once(async () => (await send<{ market: { id: string } }>('getMarket', { params: { ticker: String(example('createAdminMarket').ticker) } }, 200)).market.id);
-/** The token and body of an expired order session's heartbeat: started by beforeAll, so that it expires while other transactions run. */
-const expiredSession = once(async () => {
-  const account = await registerAccount();
-  const session = await send<{ expires_at: string; heartbeat_id: string }>('sendHeartbeat', { token: account.token, body: {} }, 200);
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(session.expires_at) - Date.now() + 250)));
-  return { token: account.token, body: { heartbeat_id: session.heartbeat_id } };
-});
-const buy = (account: Account, ticker: string, side: string, count: string, price: string) => placeExampleOrder(account, { ticker, side, action: 'buy', count, price });
-/**
- * Orders for the scoring checks: on a market with maker rewards (minimum 1, spread 0.05) another account rests bids of
- * YES and NO at 0.49 (midpoint 0.50); the contract USER rests YES bids at 0.48 (scoring) and at 0.30 (not).
- */
-const scoringOrders = once(async () => {
-  const [ticker, other] = [await freshMarket({ rewards_min_size: '1', rewards_max_spread: '0.05' }), await otherAccount()];
-  for (const side of ['yes', 'no']) await buy(other, ticker, side, '5', '0.49');
-  return [(await buy(state.user, ticker, 'yes', '5', '0.48')).order_id, (await buy(state.user, ticker, 'yes', '5', '0.30')).order_id];
-});
-const scoringIds = async () => [...(await scoringOrders()), crypto.randomUUID()]; // and an unknown id
-/**
- * Records for the portfolio and market-data collections: on a fresh market the contract USER buys YES and another
- * account NO at complementary prices (a mint: fills, positions, a trade), and both leave a bid resting; on a second
- * market they trade the same way and the admin resolves it `yes` (settlements).
- */
-const tradingFixture = once(async () => {
-  const other = await otherAccount();
-  const cross = async (ticker: string) => {
-    await buy(state.user, ticker, 'yes', '2', '0.60');
-    const taker = await buy(other, ticker, 'no', '2', '0.40');
-    return taker.status === 'FILLED' ? ticker : fail(`the fixture orders should have crossed, got ${JSON.stringify(taker)}`);
-  };
-  const [traded, settled] = [await cross(await freshMarket()), await cross(await freshMarket())];
-  await buy(state.user, traded, 'yes', '1', '0.30');
-  await buy(other, traded, 'no', '1', '0.50');
-  await send('resolveAdminMarket', { token: state.admin.token, params: { ticker: settled }, body: { result: 'yes' } }, 200);
-  return { traded, settled };
-});
-/** The event example's strike date is fixed and may not precede the start (now): a past one moves a year ahead. */
-function keepStrikeDateAhead(body: Json): Json {
-  if (typeof body.strike_date === 'string' && Date.parse(body.strike_date) <= Date.now() && !body.start_date) body.strike_date = new Date(Date.now() + 365 * 86_400_000).toISOString();
-  return body;
-}
-
 /** A value for a parameter that names nothing, within its schema's type. */
 function missingValue(parameter?: OpenAPIV3.ParameterObject): string {
   const schema = (parameter?.schema ?? {}) as OpenAPIV3.SchemaObject;
-  if (schema.type === 'integer' || schema.type === 'number') return String(2_000_000_000 + (counter += 1));
+  if (schema.type === 'integer' || schema.type === 'number') return String(2_000_000_000 + unique.number());
   return schema.format === 'uuid' ? crypto.randomUUID() : missingTicker();
 }
 /** A value that breaks the parameter's schema, if one is obvious. */
@@ -296,10 +226,16 @@ async function exhaustBudget(c: Ctx): Promise<void> {
   }
   fail(`the ${c.op.rateLimit} budget did not run out after ${2 * CONTRACT_BUDGET} requests`);
 }
-/** An OpenAPI 3.0 schema as JSON Schema, what Dredd checks bodies with (Gavel, Ajv 6): `nullable` becomes a null type. */
+/** Formats OpenAPI defines that Ajv 6 refuses as unknown; the type still checks such a value. */
+const OPENAPI_FORMATS = new Set(['int32', 'int64', 'float', 'double']);
+/**
+ * An OpenAPI 3.0 schema as JSON Schema, what Dredd checks bodies with (Gavel, Ajv 6): `nullable` becomes a null type,
+ * and OpenAPI's own numeric formats are dropped.
+ */
 function jsonSchema(schema: unknown): unknown {
   if (!schema || typeof schema !== 'object') return schema;
   const { nullable, ...rest } = schema as Json;
+  if (OPENAPI_FORMATS.has(String(rest.format))) delete rest.format;
   const out: Json = {};
   for (const [keyword, value] of Object.entries(rest)) {
     if (keyword === 'properties') out[keyword] = Object.fromEntries(Object.entries(value as Json).map(([name, sub]) => [name, jsonSchema(sub)]));
@@ -310,6 +246,7 @@ function jsonSchema(schema: unknown): unknown {
   if (out.type === undefined) return { anyOf: [out, { type: 'null' }] };
   return { ...out, type: [out.type, 'null'].flat(), ...(Array.isArray(out.enum) ? { enum: [...new Set([...(out.enum as unknown[]), null])] } : {}) };
 }
+const isJson = (mediaType: string) => /^application\/(.+\+)?json$/i.test(mediaType);
 const operationOf = (t: Transaction) => state.operations.get(`${t.request.method.toLowerCase()} ${t.origin.resourceName}`);
 function contextOf(t: Transaction): Ctx {
   const op = operationOf(t) ?? fail(`no operation ${t.request.method} ${t.origin.resourceName} in the document`);
@@ -352,6 +289,7 @@ function applyContext(c: Ctx, t: Transaction): void {
   t.expected.bodySchema = { $schema: 'http://json-schema.org/draft-07/schema#', ...(jsonSchema(schema) as Json) };
   delete t.expected.body; // Gavel ignores the example body once there is a schema
 }
+let setupError: string | undefined;
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 /** An async hook on Dredd's callback API: a failure fails the transaction (in beforeAll, every transaction). */
 const asyncHook = <T>(fn: (data: T) => Promise<unknown>): Hook<T> => (data, done) =>
