@@ -25,6 +25,8 @@ async function signed(overrides: Partial<ClientSignedOrder> = {}, options: { neg
     ...overrides,
   };
   const exchange = options.negRisk ? '0xC5d563A36AE78145C45a50134d48A1215220f80a' : options.chainId === 80002 ? '0xdFE02Eb6733538f8Ea35D585af8DE5958AD99E40' : '0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E';
+  // viem signs from its own copy of the order struct, written out here on purpose: the service's hashing
+  // (eip712.ts) is checked against an independent implementation, not against itself.
   const signature = await (options.by ?? account).signTypedData({
     domain: { name: 'Polymarket CTF Exchange', version: '1', chainId: options.chainId ?? 137, verifyingContract: exchange },
     types: {
