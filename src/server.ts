@@ -28,7 +28,7 @@ export const DOCUMENT_PATH = path.resolve(path.dirname(fileURLToPath(import.meta
 export const ASYNCAPI_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../openapi/asyncapi.yaml');
 
 const EXPIRY_SWEEP_INTERVAL_MS = 1000;
-/** How often the event rollups of markets changed by this process are recomputed (off the request path). */
+/** How often the events and candles of markets changed by this process are refreshed (off the request path). */
 const ROLLUP_REFRESH_INTERVAL_MS = 250;
 /**
  * Request line and headers may take up to 64 KiB (Node's default is 16 KiB): a batch scoring GET names up
@@ -154,17 +154,17 @@ async function startListeners(services: Services, databaseUrl: string, phases: P
 }
 
 /**
- * Background loops. The event rollups' refresh starts first so that it stops last: its stop refreshes the
- * last changes' rollups and sends the last feed notifications once nothing else trades any more.
+ * Background loops. The market rollups' refresh starts first so that it stops last: its stop refreshes the
+ * last changes' events and candles and sends the last feed notifications once nothing else trades any more.
  */
 function startBackgroundLoops(services: Services, config: Config, logger: Logger, phases: Phases): void {
-  // Event rollups (volume, liquidity, open interest) of the markets this process changed, coalesced per event.
+  // Event figures and candles of the markets this process changed (domain/trading/rollups.ts).
   const rollupRefresh = startExpirySweep({ expireOrders: () => services.trading.flushRollups() }, ROLLUP_REFRESH_INTERVAL_MS, (error) =>
-    logger.error({ err: error }, 'event rollup refresh failed'),
+    logger.error({ err: error }, 'market rollup refresh failed'),
   );
   phases.started(async () => {
     await rollupRefresh.stop();
-    await services.trading.flushRollups().catch((error: unknown) => logger.error({ err: error }, 'event rollup refresh failed'));
+    await services.trading.flushRollups().catch((error: unknown) => logger.error({ err: error }, 'market rollup refresh failed'));
     await services.trading.flushFeedNotifications();
   });
   // Expired signature digests of API keys are deleted every window.

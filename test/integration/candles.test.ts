@@ -2,13 +2,15 @@ import fc from 'fast-check';
 import { Configuration, MarketApi } from 'kalshi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
+import { MarketRollups } from '../../src/domain/trading/rollups.js';
 import type { TradingService } from '../../src/domain/trading/service.js';
 import { MarketFactory } from '../support/markets.js';
 import { TestService } from '../support/service.js';
 
 /**
- * Price history: the candles that trading transactions write (market_candles), read as the native
- * candlesticks and as the price history of the order-book client, checked against the trade tape.
+ * Price history: the candles that follow trading (market_candles), read as the native candlesticks and as
+ * the price history of the order-book client, checked against the trade tape. Candles are refreshed in the
+ * background, every 250 ms: each test has the refresh made at once (`refreshed`) before it reads.
  */
 
 const ADMIN = { email: 'candles-admin@dots.local', password: 'candles-password' };
@@ -25,6 +27,7 @@ beforeAll(async () => {
 afterAll(() => api.stop());
 
 const account = async (): Promise<string> => (await api.register()).user.id;
+const refreshed = () => trading.flushRollups();
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** A trade of `count` contracts at YES price `price`: a resting NO buy met by a YES buy (a mint). */
@@ -42,6 +45,7 @@ describe('price history (TradingService.priceHistory)', () => {
     expect(await trading.priceHistory(ticker, { start, end: nowSeconds() + 60 }, 1)).toEqual([]);
     await trade(ticker, '0.40', '2');
     await trade(ticker, '0.45', '1');
+    await refreshed();
     const points = await trading.priceHistory(ticker, { start, end: nowSeconds() + 60 }, 1);
     expect(points.length).toBeGreaterThanOrEqual(1);
     expect(points.at(-1)!.p).toBe('0.45');
@@ -79,6 +83,7 @@ describe('GET /api/series/{series_ticker}/markets/{ticker}/candlesticks', () => 
     const bidder = await account();
     await trading.placeOrder(bidder, { ticker, side: 'yes', count: '3', price: '0.35' });
     await trading.placeOrder(bidder, { ticker, side: 'no', count: '3', price: '0.40' });
+    await refreshed();
     const after = nowSeconds();
     const tape = await api.db('trades').join('markets', 'markets.id', 'trades.market_id').where('markets.ticker', ticker).orderBy('trades.id').select('trades.created_at');
     // The trades' minute (the test may straddle two: then only the last minute's checks apply to the whole).
@@ -125,6 +130,7 @@ describe('GET /api/markets/candlesticks', () => {
   it('answers each market in the order asked, 404 for an unknown one and 400 beyond 10,000 candlesticks', async () => {
     const [a, b] = [await markets.newMarket(), await markets.newMarket()];
     await trade(b.ticker, '0.61', '1');
+    await refreshed();
     const now = nowSeconds();
     const body = await api.read(`/api/markets/candlesticks?market_tickers=${b.ticker},${a.ticker.toLowerCase()}&start_ts=${now - 3600}&end_ts=${now + 3600}&period_interval=60`);
     expect(body.markets.map((m: any) => m.market_ticker)).toEqual([b.ticker, a.ticker]);
@@ -147,6 +153,7 @@ describe('the published Kalshi SDK', () => {
     const { ticker } = await markets.newMarket();
     await trade(ticker, '0.30', '2');
     await trade(ticker, '0.34', '2');
+    await refreshed();
     const sdk = new MarketApi(new Configuration({ basePath: `${api.baseUrl}/api` }));
     const now = nowSeconds();
     const one = (await sdk.getMarketCandlesticks('cndl', ticker, now - 7200, now + 3600, 60)).data;
@@ -182,6 +189,7 @@ describe('candles and the trade tape', () => {
           const order = await trading.placeOrder(taker, { ticker, side: 'yes', count: String(total), price: (top / 100).toFixed(2), time_in_force: 'IOC' });
           expect(Number(order.fill_count)).toBe(total);
         }
+        await refreshed();
         const tape: Array<{ t: number; price: number; count: number }> = (
           await api.db('trades').join('markets', 'markets.id', 'trades.market_id').where('markets.ticker', ticker).orderBy('trades.id').select('trades.created_at', 'trades.yes_price', 'trades.count')
         ).map((r: any) => ({ t: r.created_at.getTime() / 1000, price: Math.round(Number(r.yes_price) * 100), count: Math.round(Number(r.count) * 10_000) }));
@@ -243,6 +251,34 @@ function expected(tape: ReadonlyArray<{ t: number; price: number; count: number 
   return out;
 }
 
+describe('the candles\' refresh', () => {
+  /**
+   * A market's candle rows with trades, as stored, without the book's columns: those are recorded at the
+   * refresh's time, which may fall in a later minute.
+   */
+  const tradeRowsOf = (id: string) =>
+    api.db('market_candles').where({ market_id: id }).whereNotNull('close').orderBy(['period', 'start_ts'])
+      .select('period', 'start_ts', 'open', 'high', 'low', 'close', 'price_volume', 'volume', 'open_interest');
+
+  it('counts the trades a stopped process left uncounted, once, however many processes refresh at the same time', async () => {
+    const { ticker, id } = await markets.newMarket();
+    await trade(ticker, '0.40', '2');
+    await trade(ticker, '0.55', '1');
+    await refreshed();
+    const counted = await tradeRowsOf(id);
+    expect(counted.filter((r) => r.period === 1).reduce((sum, r) => sum + Number(r.volume), 0)).toBe(3);
+
+    // As a process that committed these trades and stopped before refreshing would leave them.
+    await api.db('market_candles').where({ market_id: id }).delete();
+    await api.db('market_candle_marks').where({ market_id: id }).update({ last_trade_id: 0 });
+    // Eight processes start: each one's first refresh looks for markets whose trades the candles lack.
+    const processes = Array.from({ length: 8 }, () => new MarketRollups(api.db));
+    await Promise.all(processes.map((p) => p.flush()));
+    expect(await tradeRowsOf(id)).toEqual(counted);
+    expect(await processes[0]!.flush()).toBe(0);
+  });
+});
+
 describe('candles over time', () => {
   /** Trades at random minutes of the last 5 days (prices in ticks, counts in lots), as the tape would hold them. */
   const tapeArb = fc
@@ -259,7 +295,7 @@ describe('candles over time', () => {
     const { ticker, id } = await markets.newMarket();
     await fc.assert(
       fc.asyncProperty(tapeArb, fc.integer({ min: 0, max: 6 * 1440 }), fc.integer({ min: 0, max: 1440 }), async (tape, startAgo, endAgo) => {
-        // The rows trading writes for these trades (every one a mint: open interest grows by each), then read.
+        // The rows the refresh writes for these trades (every one a mint: open interest grows by each), then read.
         await api.db('market_candles').where({ market_id: id }).delete();
         const rows = new Map<string, Record<string, unknown>>();
         let openInterest = 0;

@@ -176,7 +176,8 @@ describe('@polymarket/clob-client trading', () => {
     expect(await alice.client.getLastTradesPrices([{ token_id: market.noTokenId, side: Side.BUY }])).toEqual([{ token_id: market.noTokenId, price: '0.50', side: 'BUY' }]);
     expect((await alice.client.getMarket(market.conditionId)).tokens.map((t: { price: number }) => t.price)).toEqual([0.5, 0.5]);
 
-    // The minute of the trade, read from the candles the trade wrote.
+    // The minute of the trade, read from its candles (refreshed in the background every 250 ms: at once here).
+    await api.service.services.trading.flushRollups();
     const history = await alice.client.getPricesHistory({ market: market.yesTokenId, interval: PriceHistoryInterval.ONE_HOUR, fidelity: 1 });
     const minute = Math.ceil(Date.parse(tape[0].created_at) / 60_000) * 60;
     expect(history).toEqual({ history: [{ t: minute, p: 0.5 }] });

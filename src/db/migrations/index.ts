@@ -29,6 +29,7 @@ import * as m0028 from './0028_builder_code_check_without_regex.js';
 import * as m0029 from './0029_trading_records_without_foreign_keys.js';
 import * as m0030 from './0030_market_candles.js';
 import * as m0031 from './0031_outcome_tokens.js';
+import * as m0032 from './0032_candles_from_trade_tape.js';
 
 /**
  * Every migration, in order. A static list (not a folder scan) so that it works the same under tsx,
@@ -65,4 +66,5 @@ export const migrations: ReadonlyArray<{ name: string; migration: Knex.Migration
   { name: '0029_trading_records_without_foreign_keys', migration: m0029 },
   { name: '0030_market_candles', migration: m0030 },
   { name: '0031_outcome_tokens', migration: m0031 },
+  { name: '0032_candles_from_trade_tape', migration: m0032 },
 ];

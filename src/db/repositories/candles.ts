@@ -1,9 +1,10 @@
-import type { Queryable } from '../knex.js';
+import type { Db, Queryable } from '../knex.js';
+import { LIVE } from '../tables.js';
 
 /**
- * Reads of the candles (market_candles, migration 0030) that trading transactions write. Decimals as strings,
- * times as Unix seconds. Rows of `source` minutes are summed into periods of `seconds`, a multiple of the
- * source, aligned to the Unix epoch.
+ * The candles (market_candles, migrations 0030 and 0032): written by refreshCandles from the trade tape and
+ * the book, read as periods of any length. Decimals as strings, times as Unix seconds. Rows of `source`
+ * minutes are summed into periods of `seconds`, a multiple of the source, aligned to the Unix epoch.
  */
 
 /** The periods that rows are kept for, in minutes. */
@@ -115,4 +116,91 @@ export async function findMarketsWithSeries(db: Queryable, tickers: readonly str
     { tickers: [...tickers] },
   );
   return result.rows;
+}
+
+const PERIODS = '(values (1), (60), (1440)) as p (period)';
+const bucket = (time: string) => `date_bin(make_interval(mins => p.period), ${time}, timestamptz 'epoch')`;
+
+/**
+ * The trades of these markets after their marks, added to their candles (minute, hour and day), and the marks
+ * moved past them. Each trade's open interest is the market's now less what the market's later trades added.
+ * One statement, so that trades and open interest are read from one snapshot.
+ */
+const ADD_TRADES = `
+  with t as (
+    select t.market_id, t.id, t.yes_price, t.count, t.created_at,
+           m.open_interest - coalesce(sum(case t.kind when 'mint' then t.count when 'merge' then -t.count else 0 end)
+             over (partition by t.market_id order by t.id desc rows between unbounded preceding and 1 preceding), 0) as open_interest
+      from market_candle_marks k
+      join markets m on m.id = k.market_id
+      join trades t on t.market_id = k.market_id and t.id > k.last_trade_id
+     where k.market_id = any(:marketIds::bigint[])
+  ),
+  added as (
+    insert into market_candles as c (market_id, period, start_ts, open, high, low, close, price_volume, volume, open_interest)
+    select t.market_id, p.period, ${bucket('t.created_at')},
+           (array_agg(t.yes_price order by t.id))[1], max(t.yes_price), min(t.yes_price), (array_agg(t.yes_price order by t.id desc))[1],
+           sum(t.yes_price * t.count), sum(t.count), (array_agg(t.open_interest order by t.id desc))[1]
+      from t cross join ${PERIODS}
+     group by 1, 2, 3
+    on conflict (market_id, period, start_ts) do update set
+      open = coalesce(c.open, excluded.open),
+      high = greatest(c.high, excluded.high),
+      low = least(c.low, excluded.low),
+      close = excluded.close,
+      price_volume = c.price_volume + excluded.price_volume,
+      volume = c.volume + excluded.volume,
+      open_interest = excluded.open_interest
+    returning 1
+  )
+  update market_candle_marks k set last_trade_id = l.id
+    from (select market_id, max(id) as id from t group by market_id) l
+   where k.market_id = l.market_id`;
+
+/** Best live YES bid (`bid`, highest price, 0 without one) or ask (`ask`, lowest, 1 without one) of market `m`. */
+const best = (side: 'bid' | 'ask') => `coalesce((
+    select o.yes_price from orders o
+     where o.market_id = m.id and o.book_side = '${side}' and o.${LIVE} and (o.expiration_ts is null or o.expiration_ts > now())
+     order by o.yes_price ${side === 'bid' ? 'desc' : 'asc'} limit 1), ${side === 'bid' ? 0 : 1})`;
+
+/** The markets' open interest and best bid and ask now, as the close of their current minute, hour and day. */
+const RECORD_BOOK = `
+  insert into market_candles as c (market_id, period, start_ts, open_interest, yes_bid, yes_bid_low, yes_bid_high, yes_ask, yes_ask_low, yes_ask_high)
+  select m.id, p.period, ${bucket('now()')}, m.open_interest, q.bid, q.bid, q.bid, q.ask, q.ask, q.ask
+    from markets m
+    cross join lateral (select ${best('bid')} as bid, ${best('ask')} as ask) q
+    cross join ${PERIODS}
+   where m.id = any(:marketIds::bigint[])
+  on conflict (market_id, period, start_ts) do update set
+    open_interest = excluded.open_interest,
+    yes_bid = excluded.yes_bid,
+    yes_bid_low = least(c.yes_bid_low, excluded.yes_bid),
+    yes_bid_high = greatest(c.yes_bid_high, excluded.yes_bid),
+    yes_ask = excluded.yes_ask,
+    yes_ask_low = least(c.yes_ask_low, excluded.yes_ask),
+    yes_ask_high = greatest(c.yes_ask_high, excluded.yes_ask)`;
+
+/**
+ * Brings these markets' candles up to date: their trades not yet counted, then their book as it is now. The
+ * markets' marks are locked first (in id order), so that processes refreshing the same market take turns
+ * and each trade is counted once. Idempotent: a refresh that fails changes nothing and can simply be repeated.
+ */
+export async function refreshCandles(db: Db, marketIds: readonly string[]): Promise<void> {
+  if (marketIds.length === 0) return;
+  const ids = [...marketIds].sort((a, b) => Number(BigInt(a) - BigInt(b)));
+  await db.transaction(async (tx) => {
+    await tx.raw('insert into market_candle_marks (market_id, last_trade_id) select unnest(:ids::bigint[]), 0 on conflict do nothing', { ids });
+    await tx.raw('select 1 from market_candle_marks where market_id = any(:ids::bigint[]) order by market_id for update', { ids });
+    await tx.raw(ADD_TRADES, { marketIds: ids });
+    await tx.raw(RECORD_BOOK, { marketIds: ids });
+  });
+}
+
+/** Markets with trades their candles do not hold yet (committed by a process that stopped before refreshing them). */
+export async function marketsBehindCandles(db: Queryable): Promise<string[]> {
+  const result = await db.raw<{ rows: Array<{ id: string }> }>(
+    `select m.id::text as id from markets m left join market_candle_marks k on k.market_id = m.id
+      where exists (select 1 from trades t where t.market_id = m.id and t.id > coalesce(k.last_trade_id, 0))`,
+  );
+  return result.rows.map((r) => r.id);
 }

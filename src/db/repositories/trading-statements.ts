@@ -1,5 +1,5 @@
 import { NamedStatement, type Queryable } from '../knex.js';
-import { LIVE, type BalancesRow, type SignedOrderColumn, type BookSide, columnList, type FillRole, FILLS_INSERTED, LEDGER_ENTRIES_INSERTED, type MarketsRow, type NewFill, type NewLedgerEntry, type NewOrder, type NewTrade, ORDERS_INSERTED, type OrdersRow, type Outcome, POSITIONS_INSERTED, type PositionsRow, type SqlType, TRADES_INSERTED } from '../tables.js';
+import { type BalancesRow, type SignedOrderColumn, type BookSide, columnList, type FillRole, FILLS_INSERTED, LEDGER_ENTRIES_INSERTED, type MarketsRow, type NewFill, type NewLedgerEntry, type NewOrder, type NewTrade, ORDERS_INSERTED, type OrdersRow, type Outcome, POSITIONS_INSERTED, type PositionsRow, type SqlType, TRADES_INSERTED } from '../tables.js';
 
 /** What trading reads of a market. */
 export type TradingMarketRecord = Pick<MarketsRow, 'id' | 'ticker' | 'event_id' | 'status'>;
@@ -138,20 +138,7 @@ export interface TradingWrites {
   balances: ReadonlyArray<{ accountId: string; cash: string; reserved: string }>;
   /** `reference`: a fixed reference, or the fill of (trade index, role). */
   ledger: ReadonlyArray<Omit<NewLedgerEntry, 'reference'> & { reference: string | { trade: number; role: FillRole } }>;
-  /** `open` .. `priceVolume`: the market's trades in this transaction (none: absent), for its candles. */
-  markets: ReadonlyArray<{
-    marketId: string;
-    volume: string;
-    liquidity: string;
-    openInterest: string;
-    lastYesPrice?: string;
-    lastNoPrice?: string;
-    open?: string;
-    high?: string;
-    low?: string;
-    close?: string;
-    priceVolume?: string;
-  }>;
+  markets: ReadonlyArray<{ marketId: string; volume: string; liquidity: string; openInterest: string; lastYesPrice?: string; lastNoPrice?: string }>;
 }
 
 export interface TradingWritten {
@@ -205,15 +192,8 @@ const LISTS = {
   balances: { user_id: 'uuid', cash: 'numeric', reserved: 'numeric' },
   /** `reference` null: the id of the fill at index `fill` of `fills`, as text. */
   ledger: { ...LEDGER_ENTRIES_INSERTED, fill: 'int' },
-  /**
-   * Changes of the markets' figures (added); the last prices are set when has_last. `open` .. `close`: the YES
-   * prices of the transaction's trades of the market (null without trades), `price_volume` the sum of price x
-   * contracts, for its candles.
-   */
-  markets: {
-    id: 'bigint', volume: 'numeric', liquidity: 'numeric', open_interest: 'numeric', has_last: 'boolean', last_yes_price: 'numeric', last_no_price: 'numeric',
-    open: 'numeric', high: 'numeric', low: 'numeric', close: 'numeric', price_volume: 'numeric',
-  },
+  /** Changes of the markets' figures (added); the last prices are set when has_last. */
+  markets: { id: 'bigint', volume: 'numeric', liquidity: 'numeric', open_interest: 'numeric', has_last: 'boolean', last_yes_price: 'numeric', last_no_price: 'numeric' },
 } as const satisfies Record<string, Columns>;
 
 type List = keyof typeof LISTS;
@@ -329,55 +309,6 @@ export const PERSIST_CHANGES = `with
        from ${rowsOf('markets')}
        where m.id = v.id
        returning m.id, m.volume, m.open_interest, m.last_yes_price
-     ),
-     gone as (
-       select coalesce(array_agg(g.id), '{}') as ids from (
-         select x.id from cancelled x
-         union all select f.id from filled f where f.remaining = 0
-         union all select d.id from decreased d where d.remaining = 0
-       ) g
-     ),
-     quotes as (
-       select ms.id, ms.open_interest,
-              coalesce(greatest(
-                (select o.yes_price from orders o
-                  where o.market_id = ms.id and o.book_side = 'bid' and o.${LIVE}
-                    and (o.expiration_ts is null or o.expiration_ts > now()) and o.id <> all((select gone.ids from gone)::uuid[])
-                  order by o.yes_price desc limit 1),
-                (select max(i.yes_price) from ins i where i.market_id = ms.id and i.book_side = 'bid' and i.remaining > 0)
-              ), 0) as yes_bid,
-              coalesce(least(
-                (select o.yes_price from orders o
-                  where o.market_id = ms.id and o.book_side = 'ask' and o.${LIVE}
-                    and (o.expiration_ts is null or o.expiration_ts > now()) and o.id <> all((select gone.ids from gone)::uuid[])
-                  order by o.yes_price limit 1),
-                (select min(i.yes_price) from ins i where i.market_id = ms.id and i.book_side = 'ask' and i.remaining > 0)
-              ), 1) as yes_ask
-         from ms
-     ),
-     candles as (
-       insert into market_candles as c (market_id, period, start_ts, open, high, low, close, price_volume, volume, open_interest,
-                                        yes_bid, yes_bid_low, yes_bid_high, yes_ask, yes_ask_low, yes_ask_high)
-       select q.id, p.period, date_bin(make_interval(mins => p.period), now(), timestamptz 'epoch'), v.open, v.high, v.low, v.close,
-              coalesce(v.price_volume, 0), v.volume, q.open_interest, q.yes_bid, q.yes_bid, q.yes_bid, q.yes_ask, q.yes_ask, q.yes_ask
-         from quotes q
-         join ${rowsOf('markets')} on v.id = q.id
-         cross join (values (1), (60), (1440)) as p (period)
-       on conflict (market_id, period, start_ts) do update set
-         open = coalesce(c.open, excluded.open),
-         high = greatest(c.high, excluded.high),
-         low = least(c.low, excluded.low),
-         close = coalesce(excluded.close, c.close),
-         price_volume = c.price_volume + excluded.price_volume,
-         volume = c.volume + excluded.volume,
-         open_interest = excluded.open_interest,
-         yes_bid = excluded.yes_bid,
-         yes_bid_low = least(c.yes_bid_low, excluded.yes_bid),
-         yes_bid_high = greatest(c.yes_bid_high, excluded.yes_bid),
-         yes_ask = excluded.yes_ask,
-         yes_ask_low = least(c.yes_ask_low, excluded.yes_ask),
-         yes_ask_high = greatest(c.yes_ask_high, excluded.yes_ask)
-       returning 1
      )
      select 'placed' as change, i.*, null::text as removed, null::json as written from ins i
      union all select 'filled', f.*, null, null from filled f
@@ -435,11 +366,6 @@ export async function persistChanges(db: Queryable, w: TradingWrites): Promise<T
       has_last: m.lastYesPrice !== undefined,
       last_yes_price: m.lastYesPrice,
       last_no_price: m.lastNoPrice,
-      open: m.open,
-      high: m.high,
-      low: m.low,
-      close: m.close,
-      price_volume: m.priceVolume,
     })),
   };
   const bindings: Record<string, unknown[]> = {};

@@ -5,7 +5,7 @@ import { expireOrders } from './commands/expire.js';
 import { getMarketCandles, getMarketsCandles, priceHistory, type CandleRequest } from './candles.js';
 import { OrderPlacement } from './commands/place.js';
 import * as queries from './queries.js';
-import { EventRollups } from './rollups.js';
+import { MarketRollups } from './rollups.js';
 import { TradingTransactions, type TradingTransactionOptions } from './transaction.js';
 import type { CursorPage, ListOrdersInput, PlaceOrderInput, PreviewInput, Trading } from './types.js';
 
@@ -30,7 +30,7 @@ export interface TradingOptions extends TradingTransactionOptions {
  */
 export class TradingService implements Trading {
   readonly transactions: TradingTransactions;
-  readonly #rollups: EventRollups;
+  readonly #rollups: MarketRollups;
   readonly #placement: OrderPlacement;
   readonly #now: () => Date;
 
@@ -39,7 +39,7 @@ export class TradingService implements Trading {
     options: TradingOptions = {},
   ) {
     this.#now = options.now ?? (() => new Date());
-    this.#rollups = new EventRollups(db);
+    this.#rollups = new MarketRollups(db);
     this.transactions = new TradingTransactions(db, this.#rollups, options);
     this.#placement = new OrderPlacement(this.transactions);
   }
@@ -73,7 +73,7 @@ export class TradingService implements Trading {
 
   // --- after commit
 
-  /** Recomputes the event rollups of the markets changed since the last call (rollups.ts); returns how many markets. */
+  /** Refreshes the events and candles of the markets changed since the last call (rollups.ts); returns how many markets. */
   flushRollups = () => this.#rollups.flush();
   /** Resolves once the feed notifications of committed transactions have been sent (before closing the pool). */
   flushFeedNotifications = () => this.transactions.flushNotifications();

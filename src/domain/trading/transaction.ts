@@ -4,9 +4,9 @@ import * as repo from '../../db/repositories/trading.js';
 import { outboxEntries, type BookRemoval, type OutboxEntry, type PlacedOrder } from '../feed/outbox.js';
 import type { FeedRecord } from '../feed/types.js';
 import type { CancelReason, Changeset } from './changes.js';
-import { formatLots, formatMicroDots, formatTicks, microOf, notionalMicroDots, TICKS_PER_DOT } from './money.js';
+import { formatLots, formatMicroDots, formatTicks, microOf, TICKS_PER_DOT } from './money.js';
 import { insertedRows, type PlacementWrite } from './placement.js';
-import type { EventRollups } from './rollups.js';
+import type { MarketRollups } from './rollups.js';
 import type { BalancesRow, FillRole } from '../../db/tables.js';
 
 /** What committed trading work did, told to an observer (metrics) once it has committed. */
@@ -30,11 +30,11 @@ export type InsertedOrder = Awaited<ReturnType<typeof repo.persistChanges>>['pla
 
 type MarketWrite = Parameters<typeof repo.persistChanges>[1]['markets'][number];
 
-/** Where a committed transaction's work goes on: the feed's notifier and this process's feed, the event rollups, the observer. */
+/** Where a committed transaction's work goes on: the feed's notifier and this process's feed, the market rollups, the observer. */
 interface AfterCommitTargets {
   readonly notifier: FeedNotifier;
   readonly published: ((records: readonly FeedRecord[]) => void) | undefined;
-  readonly rollups: EventRollups;
+  readonly rollups: MarketRollups;
   readonly activity: TradingActivity | undefined;
 }
 
@@ -203,7 +203,7 @@ export class TradingTransaction {
   /**
    * Once the transaction has committed: the feed's notification (for every process) and its records to this
    * process's feed (which need not wait for the notification and read them back), the observer's tally (when
-   * anything was persisted), the event rollups of the markets whose figures changed.
+   * anything was persisted), the rollups (events and candles) of the markets whose figures changed.
    */
   afterCommit(): void {
     const { notifier, published, rollups, activity } = this.targets;
@@ -217,22 +217,11 @@ export class TradingTransaction {
 const lockedBalances = (rows: ReadonlyArray<Pick<BalancesRow, 'user_id' | 'cash' | 'reserved'>>): LockedBalances =>
   new Map(rows.map((r) => [r.user_id, { cash: microOf(r.cash), reserved: microOf(r.reserved) }]));
 
-/**
- * The markets' figures a Changeset changes (those it leaves as they were are not written), with what their
- * candles take from its trades: open, high, low and close, and price x contracts.
- */
+/** The markets' figures a Changeset changes (those it leaves as they were are not written). */
 function marketWrites(changes: Changeset): MarketWrite[] {
-  const trades = new Map<string, { open: number; high: number; low: number; close: number; priceVolume: bigint }>();
-  for (const { marketId, fill } of changes.trades) {
-    const t = trades.get(marketId);
-    const notional = notionalMicroDots(fill.yesPrice, fill.lots);
-    if (!t) trades.set(marketId, { open: fill.yesPrice, high: fill.yesPrice, low: fill.yesPrice, close: fill.yesPrice, priceVolume: notional });
-    else Object.assign(t, { high: Math.max(t.high, fill.yesPrice), low: Math.min(t.low, fill.yesPrice), close: fill.yesPrice, priceVolume: t.priceVolume + notional });
-  }
   const markets: MarketWrite[] = [];
   for (const [marketId, m] of changes.markets) {
     if (m.volume === 0n && m.liquidity === 0n && m.openInterest === 0n && m.lastYesPrice === undefined) continue;
-    const t = trades.get(marketId);
     markets.push({
       marketId,
       volume: formatLots(m.volume),
@@ -240,7 +229,6 @@ function marketWrites(changes: Changeset): MarketWrite[] {
       openInterest: formatLots(m.openInterest),
       lastYesPrice: m.lastYesPrice === undefined ? undefined : formatTicks(m.lastYesPrice),
       lastNoPrice: m.lastYesPrice === undefined ? undefined : formatTicks(TICKS_PER_DOT - m.lastYesPrice),
-      ...(t && { open: formatTicks(t.open), high: formatTicks(t.high), low: formatTicks(t.low), close: formatTicks(t.close), priceVolume: formatMicroDots(t.priceVolume) }),
     });
   }
   return markets;
@@ -262,7 +250,7 @@ export class TradingTransactions {
 
   constructor(
     readonly db: Db,
-    readonly rollups: EventRollups,
+    readonly rollups: MarketRollups,
     options: TradingTransactionOptions = {},
   ) {
     this.activity = options.activity;
