@@ -1,18 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IndexedItems, trigramsOf, type SearchKind, type SearchSource } from './indexed-items.js';
-
-const source = (kind: SearchKind, id: string, text: string, extra: Partial<SearchSource> = {}): SearchSource => ({
-  kind,
-  id,
-  text,
-  exactLower: [],
-  exactUpper: [],
-  status: kind === 'event' || kind === 'market' ? 'ACTIVE' : null,
-  seriesId: null,
-  tagIds: [],
-  frequency: null,
-  ...extra,
-});
+import { IndexedItems, trigramsOf } from './indexed-items.js';
+import { searchSource as source } from './search-source.fixture.js';
 
 describe('trigramsOf', () => {
   it('makes trigrams as pg_trgm does', () => {

@@ -1,20 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SearchKind, SearchSource } from './indexed-items.js';
+import type { SearchKind } from './indexed-items.js';
 import { SearchIndex, wordsOf } from './search-index.js';
-
-const source = (kind: SearchKind, id: string, text: string, extra: Partial<SearchSource> = {}): SearchSource => ({
-  kind,
-  id,
-  text,
-  exactLower: [],
-  exactUpper: [],
-  status: kind === 'event' || kind === 'market' ? 'ACTIVE' : null,
-  seriesId: null,
-  tagIds: [],
-  frequency: null,
-  ...extra,
-});
+import { searchSource as source } from './search-source.fixture.js';
 
 const idsOf = (index: SearchIndex, text: string, kind: SearchKind, limit = 10) => index.best(index.query(text), kind, limit).map((c) => `${c.item.id}:${c.tier}`);
 
