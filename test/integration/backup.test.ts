@@ -150,6 +150,9 @@ beforeAll(async () => {
   await order(source, a, { ticker: settled, side: 'yes', count: '5', price: '0.50' });
   await order(source, c, { ticker: settled, side: 'no', count: '5', price: '0.50' });
   await factory.resolve(settled!, 'yes');
+  // What the background refresh writes after trading (events' figures, candles) written now, not after the
+  // backup: the source must hold what the backup holds.
+  await source.service.services.trading.flushRollups();
 
   const summary = await backupDatabase(source.databaseUrl, backupFile);
   expect(summary.tables).toBeGreaterThan(15);
