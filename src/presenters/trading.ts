@@ -89,7 +89,8 @@ export function candlesJson(candles: readonly Candle[]): string {
 }
 
 /**
- * A reply body already written as JSON text, typed as the schema it encodes: the dispatcher sends a string
- * as it is, under the Content-Type the reply names.
+ * A reply body already written as JSON text, typed as the schema it encodes: the dispatcher sends its bytes as
+ * they are, under the Content-Type the reply names (bytes, not the string: Koa would measure a string's UTF-8
+ * length, then Node encode it again).
  */
-export const jsonText = <Body>(text: string) => ({ body: text as unknown as Body, headers: { 'Content-Type': 'application/json' } });
+export const jsonText = <Body>(text: string) => ({ body: Buffer.from(text) as unknown as Body, headers: { 'Content-Type': 'application/json' } });
