@@ -10,9 +10,10 @@
  * reached, which the output says), the service's memory and CPU and the machine's; the target (p99 < 50 ms,
  * no gap, no failed order) missed, the exit code is 1.
  */
+import http from 'node:http';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { api, benchDatabase, benchSeries, durationSetting, percentile, register, RUN, runBench, sleep, startServiceProcess, startWorker } from './lib.js';
+import { benchDatabase, benchSeries, durationSetting, percentile, register, RUN, runBench, sleep, startServiceProcess, startWorker } from './lib.js';
 import { machineCpu, memoryOf, processesCpu } from './proc.js';
 import type { SubscribersCommand, SubscribersData, SubscribersResult } from './ws-subscribers.js';
 
@@ -31,6 +32,21 @@ const log = (line: string) => console.log(`bench:ws: ${line}`);
 function fromProc<T>(value: T | undefined): T {
   if (value === undefined) throw new Error("bench:ws reads the service's memory and CPU time from /proc, which is missing here");
   return value;
+}
+
+/** Places an order; answers undefined when it was accepted (201), else what went wrong. */
+function placeOrder(port: number, agent: http.Agent, body: Record<string, string>, token: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const payload = Buffer.from(JSON.stringify(body));
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(payload.length) };
+    const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/portfolio/orders', agent, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve(response.statusCode === 201 ? undefined : `${response.statusCode} ${Buffer.concat(chunks).toString().slice(0, 200)}`));
+    });
+    request.on('error', (error) => resolve(String(error)));
+    request.end(payload);
+  });
 }
 
 runBench('ws', async (defer) => {
@@ -61,14 +77,15 @@ runBench('ws', async (defer) => {
   log(`${SUBSCRIBERS} subscribers connected (channels ${CHANNELS.join(', ')}), ${WORKERS} worker threads; service memory ${connected.rssMiB.toFixed(1)} MiB`);
 
   // Open loop at RATE orders per second.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT });
+  defer(() => Promise.resolve(agent.destroy()));
   let sent = 0;
   let inFlight = 0;
   let skipped = 0;
   const failures: string[] = [];
   let measuredOrders = 0;
   let measuring = false;
-  /** Places an order; answers undefined when it was accepted, else what went wrong. */
-  const place = (body: Record<string, string>, token: string) => api(service.url, 'POST', '/api/portfolio/orders', body, token).then(() => undefined, (error: Error) => error.message);
+  const place = (body: Record<string, string>, token: string) => placeOrder(port, agent, body, token);
   const fire = () => {
     if (inFlight >= MAX_IN_FLIGHT) {
       skipped += 1;
