@@ -61,6 +61,18 @@ const SQL_NATIVE_EVENTS = `
    order by e.created_at desc, e.id desc
    limit $1`;
 
+/** `/candles?market&period&from&to`: a market's rows of `period` minutes starting in [from, to), each with the end of its period. */
+const SQL_CANDLES = `
+  select extract(epoch from start_ts)::int8 + 60 * period as end_ts, * from market_candles
+   where market_id = $1 and period = $2 and start_ts >= to_timestamp($3) and start_ts < to_timestamp($4)
+   order by start_ts`;
+
+/** `/book?market`: a market's resting contracts per side and YES price. */
+const SQL_BOOK = `
+  select book_side, yes_price, sum(remaining)::text as count from orders
+   where market_id = $1 and status in ('OPEN', 'PARTIAL') and (expiration_ts is null or expiration_ts > now())
+   group by 1, 2`;
+
 /** The baseline app: one route per measured request; answers 404 to anything else. */
 export function createBaseline(databaseUrl: string, services: Services): { app: Koa; close: () => Promise<void> } {
   // The session setting of every service connection: no parallel query.
@@ -90,6 +102,8 @@ export function createBaseline(databaseUrl: string, services: Services): { app: 
       const last = events.at(-1);
       return { cursor: rows.length > limit && last ? `${last.sort_created_at}|${last.id}` : null, events };
     },
+    '/candles': async ({ query: { market, period, from, to } }) => (await plain.query<Record<string, unknown>>(SQL_CANDLES, [market, period, from, to])).rows,
+    '/book': async (ctx) => (await plain.query<Record<string, unknown>>(SQL_BOOK, [ctx.query.market])).rows,
     '/api/search': (ctx) => services.catalogueSearch.search({ q: String(ctx.query.q ?? '') }),
     '/public-search': (ctx) => services.publicSearch.search({ q: String(ctx.query.q ?? '') }),
   };

@@ -69,26 +69,28 @@ export const presentTrade = (trade: Exactly<TradeView, Schemas['Trade']>): Schem
 
 export const presentOrderbook = (book: Exactly<OrderbookView, Schemas['Orderbook']>): Schemas['Orderbook'] => book;
 
-/** A candle in Kalshi's shape: prices as `*_dollars`, counts as `*_fp`. */
-export function presentCandle(candle: Candle): Schemas['MarketCandlestick'] {
-  const quote = (q: QuoteRange): Schemas['CandleQuote'] => ({ open_dollars: q.open, low_dollars: q.low, high_dollars: q.high, close_dollars: q.close });
-  const price: Schemas['CandlePrice'] = {};
-  if (candle.price) {
-    Object.assign(price, {
-      open_dollars: candle.price.open,
-      low_dollars: candle.price.low,
-      high_dollars: candle.price.high,
-      close_dollars: candle.price.close,
-      mean_dollars: candle.price.mean,
-    });
+/**
+ * Candles in Kalshi's shape (`MarketCandlestick`: prices as `*_dollars`, counts as `*_fp`), written straight
+ * as JSON text: a day of minutes is 1,440 candles, and building an object per candle for JSON.stringify took
+ * most of such a request's time. Every value is a number or a decimal string, which need no escaping.
+ */
+export function candlesJson(candles: readonly Candle[]): string {
+  const quote = (q: QuoteRange) => `{"open_dollars":"${q.open}","low_dollars":"${q.low}","high_dollars":"${q.high}","close_dollars":"${q.close}"}`;
+  let text = '[';
+  for (const candle of candles) {
+    const { price, previous } = candle;
+    const traded = price ? `"open_dollars":"${price.open}","low_dollars":"${price.low}","high_dollars":"${price.high}","close_dollars":"${price.close}","mean_dollars":"${price.mean}"` : '';
+    const before = previous === undefined ? '' : `${price ? ',' : ''}"previous_dollars":"${previous}"`;
+    text +=
+      `${text.length > 1 ? ',' : ''}{"end_period_ts":${candle.end},"yes_bid":${quote(candle.yesBid)},"yes_ask":${quote(candle.yesAsk)},` +
+      `"price":{${traded}${before}},"volume_fp":"${candle.volume}","open_interest_fp":"${candle.openInterest}"}`;
   }
-  if (candle.previous !== undefined) price.previous_dollars = candle.previous;
-  return {
-    end_period_ts: candle.end,
-    yes_bid: quote(candle.yesBid),
-    yes_ask: quote(candle.yesAsk),
-    price,
-    volume_fp: candle.volume,
-    open_interest_fp: candle.openInterest,
-  };
+  return `${text}]`;
 }
+
+/**
+ * A reply body already written as JSON text, typed as the schema it encodes: the dispatcher sends its bytes as
+ * they are, under the Content-Type the reply names (bytes, not the string: Koa would measure a string's UTF-8
+ * length, then Node encode it again).
+ */
+export const jsonText = <Body>(text: string) => ({ body: Buffer.from(text) as unknown as Body, headers: { 'Content-Type': 'application/json' } });

@@ -3,7 +3,7 @@ import { findMarket } from '../../db/repositories/trading.js';
 import type { Queryable } from '../../db/knex.js';
 import { clip, invalid, notFound } from '../errors.js';
 import { marketRefOf } from '../catalogue/names.js';
-import { formatLots, formatMicroDots, formatTicks, lotsOf, microOf, TICKS_PER_DOT } from './money.js';
+import { formatMicroDots, formatStoredLots, formatTicks, lotsOf, microOf, TICKS_PER_DOT } from './money.js';
 
 /**
  * Price history, from the candles that trading transactions write per market and minute, hour and day
@@ -90,8 +90,8 @@ export function buildCandles(range: PeriodRange, rows: readonly repo.CandleRow[]
       end,
       yesBid: quote(bid, row?.yes_bid ?? bid ?? NO_BID, row?.yes_bid_low, row?.yes_bid_high),
       yesAsk: quote(ask, row?.yes_ask ?? ask ?? NO_ASK, row?.yes_ask_low, row?.yes_ask_high),
-      volume: row ? formatLots(lotsOf(row.volume), 2) : '0.00',
-      openInterest: formatLots(lotsOf(row?.open_interest ?? openInterest!), 2),
+      volume: row ? formatStoredLots(row.volume, 2) : '0.00',
+      openInterest: formatStoredLots(row?.open_interest ?? openInterest!, 2),
     };
     if (previous !== null) candle.previous = TICK_TEXT[previous]!;
     if (row?.close != null) {

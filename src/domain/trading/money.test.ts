@@ -4,7 +4,9 @@ import {
   MAX_COUNT_LOTS,
   formatLots,
   formatMicroDots,
+  formatStoredLots,
   formatTicks,
+  lotsOf,
   notionalMicroDots,
   parseCountLots,
   parseMicroDots,
@@ -93,6 +95,12 @@ describe('formatting', () => {
     expect(formatLots(0n, 4)).toBe('0.0000');
   });
 
+  it('stored counts by their text as formatLots writes their lots, and refuses what is not one', () => {
+    for (const text of ['0', '10', '10.5', '10.50', '0.0001', '12.3400', '1.000000', '123456789.1234', '7.10000000', '01.50']) {
+      for (const places of [0, 2, 4]) expect(formatStoredLots(text, places)).toBe(formatLots(lotsOf(text), places));
+    }
+    for (const text of ['1.23456', '-1', '1e3', '', '.5']) expect(() => formatStoredLots(text, 2)).toThrow();
+  });
   it('money with a fixed number of places, rounding half away from zero below 6', () => {
     expect(formatMicroDots(1n)).toBe('0.000001');
     expect(formatMicroDots(1_000_000_000n)).toBe('1000.000000');

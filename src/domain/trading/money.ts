@@ -128,6 +128,21 @@ export const lotsOf = (value: string): bigint => stored(value, 4);
 export const ticksOf = (value: string): number => Number(stored(value, 2));
 export const microOf = (value: string): bigint => stored(value, 6);
 
+/** A stored count: a whole number without leading zeros, up to 4 decimals, then only zeros. */
+const STORED_LOTS = /^(0|[1-9]\d*)(?:\.(\d{1,4})0*)?$/;
+
+/**
+ * A stored count as formatLots(lotsOf(text), minPlaces) writes it, from its text alone (no bigint): price
+ * history formats two a candle, 2,880 for a day of minutes.
+ */
+export function formatStoredLots(text: string, minPlaces = 0): string {
+  checkPlaces(minPlaces, LOT_PLACES);
+  const match = STORED_LOTS.exec(text);
+  if (!match) return formatLots(lotsOf(text), minPlaces);
+  const frac = (match[2] ?? '').replace(/0+$/, '').padEnd(minPlaces, '0');
+  return frac.length > 0 ? `${match[1]}.${frac}` : match[1]!;
+}
+
 /** Micro-Dots as Dots, exact, with at least two and at most six places. */
 export function formatMoney(micro: bigint): string {
   const full = formatMicroDots(micro, 6);
