@@ -6,8 +6,8 @@ import { marketRefOf } from '../catalogue/names.js';
 import { formatMicroDots, formatStoredLots, formatTicks, lotsOf, microOf, TICKS_PER_DOT } from './money.js';
 
 /**
- * Price history, from the candles that trading transactions write per market and minute, hour and day
- * (migration 0030): a period of any whole number of minutes sums the rows that start in it (days when the
+ * Price history, from the candles kept per market and minute, hour and day (rollups.ts refreshes them after
+ * each trading transaction): a period of any whole number of minutes sums the rows that start in it (days when the
  * period is whole days, hours when whole hours, else minutes), never the trade tape. A period ends at a
  * multiple of its length since the Unix epoch (days at 00:00 UTC) and holds what happened from its start up
  * to, not including, its end. Periods without trades carry the last price before them (`previous`), the
