@@ -7,8 +7,8 @@ import { bodyCheckOf } from './body-check.js';
 import type { Handler } from './types.js';
 import {
   presentBatchCancelItem,
-  candlesJson,
-  jsonText,
+  presentMarketCandlesticks,
+  presentMarketsCandlesticks,
   presentPlacedOrderItem,
   type PresentableOutcome,
   presentOrder,
@@ -160,10 +160,10 @@ const candleRequest = (query: { start_ts: number; end_ts: number; period_interva
 
 export const getMarketCandlesticks: Handler<'getMarketCandlesticks'> = async ({ params, query }, { services }) => {
   const { ticker, candles } = await services.trading.getMarketCandles(params.series_ticker, params.ticker, candleRequest(query));
-  return { status: 200, ...jsonText<components['schemas']['MarketCandlesticks']>(`{"ticker":${JSON.stringify(ticker)},"candlesticks":${candlesJson(candles)}}`) };
+  return { status: 200, ...presentMarketCandlesticks(ticker, candles) };
 };
 
 export const getMarketsCandlesticks: Handler<'getMarketsCandlesticks'> = async ({ query }, { services }) => {
   const markets = await services.trading.getMarketsCandles(query.market_tickers, candleRequest(query));
-  return { status: 200, ...jsonText<components['schemas']['MarketCandlesticksBatch']>(`{"markets":[${markets.map((m) => `{"market_ticker":${JSON.stringify(m.ticker)},"candlesticks":${candlesJson(m.candles)}}`).join(',')}]}`) };
+  return { status: 200, ...presentMarketsCandlesticks(markets) };
 };

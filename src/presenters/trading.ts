@@ -93,4 +93,12 @@ export function candlesJson(candles: readonly Candle[]): string {
  * they are, under the Content-Type the reply names (bytes, not the string: Koa would measure a string's UTF-8
  * length, then Node encode it again).
  */
-export const jsonText = <Body>(text: string) => ({ body: Buffer.from(text) as unknown as Body, headers: { 'Content-Type': 'application/json' } });
+const jsonText = <Body>(text: string) => ({ body: Buffer.from(text) as unknown as Body, headers: { 'Content-Type': 'application/json' } });
+
+/** One market's candlesticks (`MarketCandlesticks`), as a reply body of JSON text. */
+export const presentMarketCandlesticks = (ticker: string, candles: readonly Candle[]) =>
+  jsonText<Schemas['MarketCandlesticks']>(`{"ticker":${JSON.stringify(ticker)},"candlesticks":${candlesJson(candles)}}`);
+
+/** Several markets' candlesticks (`MarketCandlesticksBatch`), as a reply body of JSON text. */
+export const presentMarketsCandlesticks = (markets: ReadonlyArray<{ ticker: string; candles: readonly Candle[] }>) =>
+  jsonText<Schemas['MarketCandlesticksBatch']>(`{"markets":[${markets.map((m) => `{"market_ticker":${JSON.stringify(m.ticker)},"candlesticks":${candlesJson(m.candles)}}`).join(',')}]}`);
