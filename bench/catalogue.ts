@@ -46,23 +46,8 @@ import type { RunningService } from '../src/server.js';
 import { createBaseline, POOL_MAX } from './catalogue-baseline.js';
 import { type Body, type BusyMarket, type Endpoint, marketEndpoints, prepareBusyMarket } from './catalogue-market.js';
 import {
-  autocannon,
-  type BenchDatabase,
-  benchDatabase,
-  durationSetting,
-  figuresOf,
-  listen,
-  type Measured as LibMeasured,
-  percent,
-  printTable,
-  refuse,
-  reportTargets,
-  runBench,
-  sharesOf,
-  sleep,
-  startInProcess,
-  startServiceProcess,
-  type ServiceProcess,
+  autocannon, type BenchDatabase, benchDatabase, durationSetting, figuresOf, listen, type Measured as LibMeasured, percent, printTable, refuse, reportTargets, runBench,
+  sharesOf, sleep, startInProcess, startServiceProcess, type ServiceProcess,
 } from './lib.js';
 import { processesCpu, startCpuShare } from './proc.js';
 
@@ -386,20 +371,17 @@ runBench('catalogue', async (defer) => {
   const database = await benchDatabase('bench-catalogue', `catalogue_${EVENTS}`, defer, true);
   postmasterPid = database.postmasterPid;
   const seededSeconds = await prepareCatalogue(database);
-  const service = await startInProcess(database.url);
-  defer(() => service.stop());
+  const service = await startInProcess(database.url, defer);
   // Measured once ready, as a load balancer would send it traffic: its search index read whole.
   await service.ready;
 
   const ceilingApp = new Koa().use((ctx) => {
     ctx.body = { id: 'list', ok: true };
   });
-  const ceiling = await listen(ceilingApp);
-  defer(ceiling.close);
+  const ceiling = await listen(ceilingApp, defer);
   const baselineApp = createBaseline(database.url, service.services);
   defer(baselineApp.close);
-  const baseline = await listen(baselineApp.app);
-  defer(baseline.close);
+  const baseline = await listen(baselineApp.app, defer);
 
   const counts = await checkCatalogue(database.url, service.url);
   const busy = await prepareBusyMarket(database.url, service.url, log);
@@ -444,8 +426,7 @@ runBench('catalogue', async (defer) => {
   const processRows: ProcessRow[] = [];
   for (const workers of [1, 2]) {
     log(`starting ${processLabel(workers)} on the same database; measuring ${list.length} rows of ${WARMUP} s + ${ROUNDS * DURATION} s`);
-    const spawned = await startServiceProcess({ databaseUrl: database.url, workers });
-    defer(() => spawned.stop());
+    const spawned = await startServiceProcess({ databaseUrl: database.url, workers }, defer);
     for (const endpoint of list) {
       const answer = JSON.stringify(endpoint.key(await getJson(`${spawned.url}${endpoint.service}`)));
       if (answer !== answers.get(endpoint.name)) {

@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import type { OpenAPIV3 } from 'openapi-types';
 import { emitRequestValidators } from '../codegen/validators.js';
 import { findFreePort } from '../src/db/embedded.js';
-import { autocannon, benchDatabase, benchSeries, durationSetting, ensureBuild, figuresOf, type Measured, percent, printTable, reportTargets, ROOT, RUN, runBench, sharesOf, startServiceProcess } from './lib.js';
+import { autocannon, benchDatabase, type Defer, benchSeries, durationSetting, ensureBuild, figuresOf, type Measured, percent, printTable, reportTargets, ROOT, RUN, runBench, sharesOf, startServiceProcess } from './lib.js';
 import { processesCpu } from './proc.js';
 
 const DURATION = durationSetting(2);
@@ -83,7 +83,7 @@ async function load(server: Server, pathAndQuery: string): Promise<Measured> {
 }
 
 /** Plain Koa answering constant JSON, in a process of its own. */
-async function startPlainKoa(defer: (step: () => Promise<unknown>) => void): Promise<Server> {
+async function startPlainKoa(defer: Defer): Promise<Server> {
   const child: ChildProcess = fork(path.join(ROOT, 'bench/plain-koa.ts'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   defer(() => Promise.resolve(child.connected && child.disconnect()));
   const port = await new Promise<number>((resolve, reject) => {
@@ -136,8 +136,7 @@ runBench('dispatch', async (defer) => {
       const metricsPort = kind === 'metrics' ? await findFreePort() : undefined;
       const env = serviceEnv(kind, metricsPort);
       const begun = performance.now();
-      const spawned = await startServiceProcess({ databaseUrl: database.url, workers: 1, env });
-      defer(() => spawned.stop());
+      const spawned = await startServiceProcess({ databaseUrl: database.url, workers: 1, env }, defer);
       if (kind === 'full') {
         // Start: connect, check the migrations, build the services and the dispatcher, listen; then the first answer.
         const readyMs = performance.now() - begun;

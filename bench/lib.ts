@@ -48,7 +48,10 @@ export function refuse(message: string): never {
  * Runs `main`, then the steps it deferred (last first, also on SIGINT), and exits: with 1 when `main` threw,
  * else with the exit code the targets set (a client or timer left open must not keep the process alive).
  */
-export function runBench(name: string, main: (defer: (step: () => Promise<unknown>) => void) => Promise<void>): void {
+/** Adds a step to run when the bench ends (stopping what it started). */
+export type Defer = (step: () => Promise<unknown>) => void;
+
+export function runBench(name: string, main: (defer: Defer) => Promise<void>): void {
   const steps: Array<() => Promise<unknown>> = [];
   const cleanup = async () => {
     for (const step of steps.splice(0).reverse()) await step().catch((error: unknown) => console.error(`bench:${name}: cleanup:`, error));
@@ -185,7 +188,7 @@ export interface BenchDatabase {
  * BENCH_DATABASE_URL as is, or the database `name` of an embedded PostgreSQL under `.data/<dir>` (git-ignored),
  * created afresh each run unless `keep` (then created when missing).
  */
-export async function benchDatabase(dir: string, name: string, defer: (step: () => Promise<unknown>) => void, keep = false): Promise<BenchDatabase> {
+export async function benchDatabase(dir: string, name: string, defer: Defer, keep = false): Promise<BenchDatabase> {
   if (DATABASE_URL) return { url: DATABASE_URL, postmasterPid: undefined, label: 'BENCH_DATABASE_URL' };
   const dataDir = path.join(ROOT, '.data', dir);
   console.log(`starting the embedded PostgreSQL in ${path.relative(process.cwd(), dataDir)}`);
@@ -209,28 +212,28 @@ export async function benchDatabase(dir: string, name: string, defer: (step: () 
 
 /** The operator account of the benches' services, which creates their markets. */
 const ADMIN = { email: 'bench-admin@dots.local', password: 'bench-admin-password' };
-/** Enough for any run's reservations. */
-const STARTING_BALANCE = '100000000';
+
+/** What every bench's service runs with: on 127.0.0.1, no seed, no request budgets, the operator account, enough for any run's reservations. */
+const serviceSettings = (databaseUrl: string) => ({
+  HOST: '127.0.0.1',
+  DATABASE_URL: databaseUrl,
+  SEED: 'none',
+  RATE_LIMITS: 'off',
+  ADMIN_EMAIL: ADMIN.email,
+  ADMIN_PASSWORD: ADMIN.password,
+  STARTING_BALANCE: '100000000',
+});
 
 /**
  * The service as `npm start` runs it (src/server.ts startService), in this process on a free port of
  * 127.0.0.1, LOG_LEVEL (default info) written to /dev/null, without request budgets (all the load comes from
- * one address), with the benches' operator account and `env`.
+ * one address), with the benches' operator account and `env`; stopped when the bench ends.
  */
-export async function startInProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningService> {
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: databaseUrl,
-    SEED: 'none',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-    ADMIN_EMAIL: ADMIN.email,
-    ADMIN_PASSWORD: ADMIN.password,
-    STARTING_BALANCE,
-    RATE_LIMITS: 'off',
-    ...env,
-  });
-  return startService(config, createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: true })));
+export async function startInProcess(databaseUrl: string, defer: Defer, env: Record<string, string> = {}): Promise<RunningService> {
+  const config = loadConfig({ ...serviceSettings(databaseUrl), PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...env });
+  const service = await startService(config, createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: true })));
+  defer(() => service.stop());
+  return service;
 }
 
 export interface ServiceProcess {
@@ -243,6 +246,8 @@ export interface ServiceProcess {
   /** SIGTERM, then waits for exit code 0 (rejects otherwise; killed after STOP_DEADLINE_MS). Idempotent. */
   stop: () => Promise<void>;
 }
+
+type ProcessOptions = { databaseUrl: string; workers: number; env?: Record<string, string> };
 
 const START_DEADLINE_MS = 60_000;
 const STOP_DEADLINE_MS = 30_000;
@@ -295,33 +300,30 @@ function answers200(url: string, agent?: http.Agent): Promise<boolean> {
  * The real service as deployed, `node dist/main.js` (built first if stale), in a process of its own on a free
  * port of 127.0.0.1, on `databaseUrl` with WEB_CONCURRENCY=`workers`, LOG_LEVEL=warn, SEED=none, no request
  * budgets, the benches' operator account and `env` (nothing else of this environment but PATH). Resolves once
- * /readyz answers 200 (its search index read whole) and, with several workers, new connections reach each.
+ * /readyz answers 200 (its search index read whole) and, with several workers, new connections reach each;
+ * stopped (if not before) when the bench ends.
  */
-export async function startServiceProcess(options: { databaseUrl: string; workers: number; env?: Record<string, string> }): Promise<ServiceProcess> {
+export async function startServiceProcess(options: ProcessOptions, defer: Defer): Promise<ServiceProcess> {
   await ensureBuild();
   // A free port may be taken before the service binds it: try another.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await spawnService(options, await findFreePort());
+      const service = await spawnService(options, await findFreePort());
+      defer(() => service.stop());
+      return service;
     } catch (error) {
       if (attempt >= 3 || !/EADDRINUSE|address already in use/i.test(String((error as Error).message))) throw error;
     }
   }
 }
 
-async function spawnService(options: { databaseUrl: string; workers: number; env?: Record<string, string> }, port: number): Promise<ServiceProcess> {
+async function spawnService(options: ProcessOptions, port: number): Promise<ServiceProcess> {
   const env: Record<string, string> = {
     ...(process.env.PATH ? { PATH: process.env.PATH } : {}),
-    HOST: '127.0.0.1',
+    ...serviceSettings(options.databaseUrl),
     PORT: String(port),
-    DATABASE_URL: options.databaseUrl,
     WEB_CONCURRENCY: String(options.workers),
     LOG_LEVEL: 'warn',
-    SEED: 'none',
-    RATE_LIMITS: 'off',
-    ADMIN_EMAIL: ADMIN.email,
-    ADMIN_PASSWORD: ADMIN.password,
-    STARTING_BALANCE,
     ...options.env,
   };
   const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -392,18 +394,18 @@ async function everyWorkerServes(url: string, primary: number, workers: number):
 
 // --- servers of the benches' own
 
-/** `app` on a free port of 127.0.0.1, keeping connections alive across the whole run, as the load generators expect. */
-export async function listen(app: Koa): Promise<{ url: string; close: () => Promise<void> }> {
+/** `app` on a free port of 127.0.0.1 until the bench ends, keeping connections alive across the whole run, as the load generators expect. */
+export async function listen(app: Koa, defer: Defer): Promise<{ url: string }> {
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   server.keepAliveTimeout = 60_000;
-  const close = () => {
+  defer(() => {
     const closed = once(server, 'close');
     server.close();
     server.closeAllConnections();
-    return closed.then(() => {});
-  };
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close };
+    return closed;
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 // --- the API, to set up

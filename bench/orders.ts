@@ -35,7 +35,8 @@ import pLimit from 'p-limit';
 import pg from 'pg';
 import type { RunningService } from '../src/server.js';
 import {
-  api, benchDatabase, benchSeries, durationSetting, fmt, median, percent, percentile, printTable, register, reportTargets, RUN, runBench, sleep, startInProcess, startServiceProcess, startWorker, type ServiceProcess,
+  api, benchDatabase, benchSeries, type Defer, durationSetting, fmt, median, percent, percentile, printTable, register, reportTargets, RUN, runBench, sleep,
+  startInProcess, startServiceProcess, startWorker, type ServiceProcess,
 } from './lib.js';
 import type { LoadJob, LoadResult, OnceResult, WireRequest } from './orders-load.js';
 import { type CpuTime, machineCpu, ownThreadCpu, postgresCpuTime, processesCpu } from './proc.js';
@@ -245,7 +246,6 @@ async function baseline(url: string, postmasterPid: number | undefined, variant:
 
 // --- main
 
-type Defer = Parameters<Parameters<typeof runBench>[1]>[0];
 const place = (token: string, body: Record<string, unknown>): WireRequest => ({ method: 'POST', path: '/api/portfolio/orders', token, body: JSON.stringify(body) });
 const resting = (ticker: string, token: string) => place(token, { ticker, side: 'yes', action: 'buy', count: '1', price: '0.40' });
 const crossing = (ticker: string, token: string) => place(token, { ticker, side: 'no', action: 'buy', count: '1', price: '0.70' });
@@ -257,10 +257,9 @@ async function setUp(defer: Defer) {
   const side = new pg.Client({ connectionString: database.url });
   await side.connect();
   defer(() => side.end());
-  // Many registrations at once: the password hashing queue takes them all.
-  const service = await startInProcess(database.url, { PASSWORD_HASH_QUEUE: '10000' });
-  // Stopped before the rows of `node dist/main.js`, so that its background work stays out of them.
-  defer(() => service.stop());
+  // Many registrations at once: the password hashing queue takes them all. Stopped before the rows of
+  // `node dist/main.js`, so that its background work stays out of them.
+  const service = await startInProcess(database.url, defer, { PASSWORD_HASH_QUEUE: '10000' });
   const base = service.url;
   const client = loadClient(Number(new URL(base).port));
   defer(() => client.close());
@@ -497,8 +496,7 @@ async function processRows(run: Run, defer: Defer): Promise<Row[]> {
   const byProcess: Row[][] = [];
   for (const [workers, { one, many }] of run.processMarkets) {
     log(`starting node dist/main.js WEB_CONCURRENCY=${workers} on the same database`);
-    const spawned = await startServiceProcess({ databaseUrl: run.database.url, workers });
-    defer(() => spawned.stop());
+    const spawned = await startServiceProcess({ databaseUrl: run.database.url, workers }, defer);
     const on = { service: spawned, client: loadClient(Number(new URL(spawned.url).port)) };
     defer(() => on.client.close());
     const label = `node dist/main.js WEB_CONCURRENCY=${workers}`;

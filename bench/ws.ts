@@ -14,6 +14,7 @@ import http from 'node:http';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { benchDatabase, benchSeries, durationSetting, percentile, register, RUN, runBench, sleep, startServiceProcess, startWorker } from './lib.js';
+import { send } from './orders-load.js';
 import { machineCpu, memoryOf, processesCpu } from './proc.js';
 import type { SubscribersCommand, SubscribersData, SubscribersResult } from './ws-subscribers.js';
 
@@ -34,26 +35,11 @@ function fromProc<T>(value: T | undefined): T {
   return value;
 }
 
-/** Places an order; answers undefined when it was accepted (201), else what went wrong. */
-function placeOrder(port: number, agent: http.Agent, body: Record<string, string>, token: string): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const payload = Buffer.from(JSON.stringify(body));
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(payload.length) };
-    const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/portfolio/orders', agent, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve(response.statusCode === 201 ? undefined : `${response.statusCode} ${Buffer.concat(chunks).toString().slice(0, 200)}`));
-    });
-    request.on('error', (error) => resolve(String(error)));
-    request.end(payload);
-  });
-}
-
 runBench('ws', async (defer) => {
   const database = await benchDatabase('bench-ws', 'bench_ws', defer);
   // All the load comes from one address and one account: the per-client caps would refuse it.
-  const service = await startServiceProcess({ databaseUrl: database.url, workers: 1, env: { WS_MAX_CONNECTIONS_PER_ADDRESS: '100000', WS_SNAPSHOTS_PER_SEC: '1000000' } });
-  defer(() => service.stop());
+  const env = { WS_MAX_CONNECTIONS_PER_ADDRESS: '100000', WS_SNAPSHOTS_PER_SEC: '1000000' };
+  const service = await startServiceProcess({ databaseUrl: database.url, workers: 1, env }, defer);
   const port = Number(new URL(service.url).port);
   const pid = service.pids()[0]!;
   const cpuSeconds = () => {
@@ -85,7 +71,11 @@ runBench('ws', async (defer) => {
   const failures: string[] = [];
   let measuredOrders = 0;
   let measuring = false;
-  const place = (body: Record<string, string>, token: string) => placeOrder(port, agent, body, token);
+  // Answers undefined when the order was accepted (201), else what went wrong.
+  const place = async (body: Record<string, string>, token: string) => {
+    const { status, text } = await send(agent, port, { method: 'POST', path: '/api/portfolio/orders', token, body: JSON.stringify(body) });
+    return status === 201 ? undefined : `${status} ${text.slice(0, 200)}`;
+  };
   const fire = () => {
     if (inFlight >= MAX_IN_FLIGHT) {
       skipped += 1;
