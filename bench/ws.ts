@@ -35,6 +35,12 @@ function fromProc<T>(value: T | undefined): T {
   return value;
 }
 
+/** Places an order; answers undefined when it was accepted (201), else what went wrong. */
+async function placeOrder(port: number, agent: http.Agent, body: Record<string, string>, token: string): Promise<string | undefined> {
+  const { status, text } = await send(agent, port, { method: 'POST', path: '/api/portfolio/orders', token, body: JSON.stringify(body) });
+  return status === 201 ? undefined : `${status} ${text.slice(0, 200)}`;
+}
+
 runBench('ws', async (defer) => {
   const database = await benchDatabase('bench-ws', 'bench_ws', defer);
   // All the load comes from one address and one account: the per-client caps would refuse it.
@@ -71,11 +77,7 @@ runBench('ws', async (defer) => {
   const failures: string[] = [];
   let measuredOrders = 0;
   let measuring = false;
-  // Answers undefined when the order was accepted (201), else what went wrong.
-  const place = async (body: Record<string, string>, token: string) => {
-    const { status, text } = await send(agent, port, { method: 'POST', path: '/api/portfolio/orders', token, body: JSON.stringify(body) });
-    return status === 201 ? undefined : `${status} ${text.slice(0, 200)}`;
-  };
+  const place = (body: Record<string, string>, token: string) => placeOrder(port, agent, body, token);
   const fire = () => {
     if (inFlight >= MAX_IN_FLIGHT) {
       skipped += 1;
