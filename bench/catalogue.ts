@@ -16,13 +16,11 @@
  * word starts with it, one edit from a word) and three words, each checked against the catalogue first; then a
  * busy market's (bench/catalogue-market.ts: a year of minute candles, 500 resting orders) candlesticks, 1-minute
  * over a day, 60-minute over 30 days, 1440-minute over a year (1,440, 720 and 365 candles), and its order book
- * in both shapes. Each candlesticks row is measured once more at 1 connection: a day of minutes (1,440
- * candles, 600 KB) takes about 15 ms of the one event loop, so 32 connections queue 32 deep (p99 0.5-1 s on 2
- * cores shared with PostgreSQL and the load generator, whatever the code), and already 2 keep the process
- * saturated, each request waiting for the other. A chart loads its history once when it opens, at rates far
- * below what saturates a process, so its requests seldom overlap: one connection, back to back, is that
- * traffic at its busiest. Then every endpoint again, one row of 3 x BENCH_DURATION s, against `node dist/main.js` (bench/lib.ts
- * startServiceProcess) with WEB_CONCURRENCY=1 and 2, the in-process service stopped first; no target there.
+ * in both shapes. Each candlesticks row is measured once more at 1 connection, back to back: a chart's traffic
+ * at its busiest (at 32 connections a day of minutes queues 32 deep behind the one event loop, whatever the
+ * code: docs/performance.md, "Price history"). Then every endpoint again, one row of 3 x BENCH_DURATION s,
+ * against `node dist/main.js` (bench/lib.ts startServiceProcess) with WEB_CONCURRENCY=1 and 2, the in-process
+ * service stopped first; no target there.
  *
  * Targets (exit code 1 when one is missed): each endpoint at least 80% of its baseline's requests/s (the
  * median of the rounds' shares) with p99 under 100 ms, but for the misses, whose share is printed without a
@@ -117,8 +115,6 @@ async function prepareCatalogue(database: BenchDatabase): Promise<number | undef
 
 /** serverUs: main-thread busy time per answered request; for a service process, the CPU time of its processes. */
 interface Measured extends LibMeasured {
-  /** Cores kept busy by other work meanwhile (undefined without /proc). */
-  otherCores: number | undefined;
   /** For a service of several workers: the connections each held during the row. */
   spread?: number[];
 }
@@ -261,20 +257,14 @@ async function countStatements(service: RunningService, url: string): Promise<nu
 }
 
 /** What the table prints of one or more measurements of a row. */
-type Figures = ReturnType<typeof figuresOf> & { otherCores: number | undefined };
-
-/** The measurements of one row taken in several rounds, as one (bench/lib.ts figuresOf), other work the busiest round's. */
-function figuresWithOthers(measurements: readonly Measured[]): Figures {
-  const others = measurements.map((m) => m.otherCores);
-  return { ...figuresOf(measurements), otherCores: others.some((cores) => cores === undefined) ? undefined : Math.max(...(others as number[])) };
-}
+type Figures = ReturnType<typeof figuresOf>;
 
 /** An endpoint measured in ROUNDS rounds, each the service then its baseline; its shares are the service's req/s over its baseline's. */
 type Row = Pick<Endpoint, 'name' | 'searchTarget' | 'shareWithoutTarget'> & { chart?: Figures; statements: number; rounds: Array<{ service: Measured; baseline: Measured }>; service: Figures; baseline: Figures } & ReturnType<typeof sharesOf>;
 
 function rowOf({ name, searchTarget, shareWithoutTarget }: Endpoint, statements: number, rounds: Row['rounds'], chart?: Measured): Row {
   const [service, baseline] = [rounds.map((round) => round.service), rounds.map((round) => round.baseline)];
-  return { name, searchTarget, shareWithoutTarget, chart: chart && figuresWithOthers([chart]), statements, rounds, service: figuresWithOthers(service), baseline: figuresWithOthers(baseline), ...sharesOf(service, baseline) };
+  return { name, searchTarget, shareWithoutTarget, chart: chart && figuresOf([chart]), statements, rounds, service: figuresOf(service), baseline: figuresOf(baseline), ...sharesOf(service, baseline) };
 }
 
 /** An endpoint measured on `node dist/main.js` with this many workers. */
@@ -284,7 +274,7 @@ const processLabel = (workers: number) => `node dist/main.js WEB_CONCURRENCY=${w
 function printRows(rows: Row[], ceiling: Measured, processRows: ProcessRow[]): void {
   const lines: string[][] = [];
   lines.push(['row', 'req/s', 'p50 ms', 'p99 ms', 'srv µs/req', 'KB/resp', 'others', 'stmts', '% baseline', 'rounds']);
-  lines.push(['bare Koa, constant JSON (ceiling)', ...numbers(figuresWithOthers([ceiling])), '-', '-', '']);
+  lines.push(['bare Koa, constant JSON (ceiling)', ...numbers(figuresOf([ceiling])), '-', '-', '']);
   for (const row of rows) {
     lines.push([`service   ${row.name}`, ...numbers(row.service), String(row.statements), percent(row.share), row.shares.map(percent).join(' ')]);
     lines.push([`  baseline (Koa + pg, 1 statement)`, ...numbers(row.baseline), '1', '', '']);
@@ -292,7 +282,7 @@ function printRows(rows: Row[], ceiling: Measured, processRows: ProcessRow[]): v
   }
   for (const row of processRows) {
     const baseline = rows.find((r) => r.name === row.name)?.baseline;
-    const figures = figuresWithOthers([row.measured]);
+    const figures = figuresOf([row.measured]);
     lines.push([`service   ${row.name}, ${processLabel(row.workers)}`, ...numbers(figures), '-', baseline ? percent(figures.rps / baseline.rps) : '-', '']);
   }
   printTable(lines);

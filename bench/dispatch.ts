@@ -36,11 +36,7 @@ const UNREACHABLE_BUDGET = '999999999/1';
 type ServerKind = 'plain' | 'full' | 'limited' | 'metrics';
 
 /** A server of the benchmark: its URL and processes. */
-interface Server {
-  url: string;
-  pids: () => number[];
-  metricsUrl?: string;
-}
+type Server = { url: string; pids: () => number[]; metricsUrl?: string };
 
 type RowId = 'plain' | 'literal' | 'templated' | 'limited' | 'metrics';
 

@@ -44,13 +44,13 @@ export function refuse(message: string): never {
 
 // --- running a bench
 
+/** Adds a step to run when the bench ends (stopping what it started). */
+export type Defer = (step: () => Promise<unknown>) => void;
+
 /**
  * Runs `main`, then the steps it deferred (last first, also on SIGINT), and exits: with 1 when `main` threw,
  * else with the exit code the targets set (a client or timer left open must not keep the process alive).
  */
-/** Adds a step to run when the bench ends (stopping what it started). */
-export type Defer = (step: () => Promise<unknown>) => void;
-
 export function runBench(name: string, main: (defer: Defer) => Promise<void>): void {
   const steps: Array<() => Promise<unknown>> = [];
   const cleanup = async () => {
@@ -121,20 +121,22 @@ export async function autocannon(url: string, connections: number, seconds: numb
   return result;
 }
 
-/** A row measured once: autocannon's result, and the server's time per answered request, µs (NaN when unknown). */
-export interface Measured {
-  result: AutocannonResult;
-  serverUs: number;
-}
+/**
+ * A row measured once: autocannon's result, the server's time per answered request, µs (NaN when unknown),
+ * and the cores other work kept busy meanwhile (when counted).
+ */
+export type Measured = { result: AutocannonResult; serverUs: number; otherCores?: number };
 
 /**
  * A row measured in rounds, as one: requests/s the mean of the rounds', p50 and p99 their medians, µs per
- * request and KB per response over all of them.
+ * request and KB per response over all of them, other work the busiest round's (undefined when a round has none).
  */
-export function figuresOf(rounds: readonly Measured[]): { rps: number; p50: number; p99: number; serverUs: number; kbPerResponse: number } {
+export function figuresOf(rounds: readonly Measured[]) {
   const sum = (of: (m: Measured) => number) => rounds.reduce((total, m) => total + of(m), 0);
   const requests = sum((m) => m.result.requests.total);
+  const others = rounds.map((m) => m.otherCores);
   return {
+    otherCores: others.includes(undefined) ? undefined : Math.max(...(others as number[])),
     rps: sum((m) => m.result.requests.average) / rounds.length,
     p50: median(rounds.map((m) => m.result.latency.p50)),
     p99: median(rounds.map((m) => m.result.latency.p99)),

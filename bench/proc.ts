@@ -5,10 +5,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** CPU time in ms, user and system (kernel: for the service and PostgreSQL mostly socket I/O). */
-export interface CpuTime {
-  user: number;
-  sys: number;
-}
+export type CpuTime = { user: number; sys: number };
 
 /** Clock ticks per second of /proc's counters (USER_HZ; 100 on every common Linux build). */
 const ms = (ticks: number) => (ticks * 1000) / 100;
