@@ -44,7 +44,7 @@ import type { RunningService } from '../src/server.js';
 import { createBaseline, POOL_MAX } from './catalogue-baseline.js';
 import { type Body, type BusyMarket, type Endpoint, marketEndpoints, prepareBusyMarket } from './catalogue-market.js';
 import {
-  autocannon, type BenchDatabase, benchDatabase, durationSetting, figuresOf, listen, type Measured as LibMeasured, percent, printTable, refuse, reportTargets, runBench,
+  autocannon, type BenchDatabase, benchDatabase, durationSetting, fetchText, figuresOf, listen, type Measured as LibMeasured, percent, printTable, refuse, reportTargets, runBench,
   sharesOf, sleep, startInProcess, startServiceProcess, type ServiceProcess,
 } from './lib.js';
 import { processesCpu, startCpuShare } from './proc.js';
@@ -78,12 +78,7 @@ const GENERATOR = { eventsPerSeries: 50, marketsPerEvent: 3, creatorIds: [] as s
 
 const log = (line: string) => console.log(`bench:catalogue: ${line}`);
 
-async function getJson(url: string, headers: Record<string, string> = {}): Promise<Body> {
-  const response = await fetch(url, { headers });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text) as Body;
-}
+const getJson = async (url: string, headers?: Record<string, string>) => JSON.parse(await fetchText(url, { headers }, 200)) as Body;
 
 /** Migrates the bench's database and seeds it with the scale generator when it holds no catalogue; answers the seeding's seconds. */
 async function prepareCatalogue(database: BenchDatabase): Promise<number | undefined> {

@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import type { OpenAPIV3 } from 'openapi-types';
 import { emitRequestValidators } from '../codegen/validators.js';
 import { findFreePort } from '../src/db/embedded.js';
-import { autocannon, benchDatabase, type Defer, benchSeries, durationSetting, ensureBuild, figuresOf, type Measured, percent, printTable, reportTargets, ROOT, RUN, runBench, sharesOf, startServiceProcess } from './lib.js';
+import { autocannon, benchDatabase, type Defer, benchSeries, durationSetting, ensureBuild, fetchText, figuresOf, type Measured, percent, printTable, reportTargets, ROOT, RUN, runBench, sharesOf, startServiceProcess } from './lib.js';
 import { processesCpu } from './proc.js';
 
 const DURATION = durationSetting(2);
@@ -62,12 +62,6 @@ function pinCpus(): { pin(pid: number): void; text: string } {
   return { pin: (pid) => taskset(String(cpus - 1), pid), text: `servers on CPU ${cpus - 1}, load generator on the others` };
 }
 
-async function expectStatus(url: string, status: number, init?: RequestInit): Promise<void> {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  if (response.status !== status) throw new Error(`${init?.method ?? 'GET'} ${url}: expected ${status}, got ${response.status} ${text}`);
-}
-
 async function load(server: Server, pathAndQuery: string): Promise<Measured> {
   const url = `${server.url}${pathAndQuery}`;
   await autocannon(url, CONNECTIONS, WARMUP);
@@ -97,12 +91,12 @@ function serviceEnv(kind: ServerKind, metricsPort: number | undefined): Record<s
 
 /** The dispatcher really routes and validates: these must not be 200. */
 async function expectRoutingAndValidation(full: string, templated: string, literal: string): Promise<void> {
-  await expectStatus(`${full}/api/events/${templated.split('/')[2]}?with_nested_markets=bogus`, 400);
-  await expectStatus(`${full}/api/search?q=word&limit=0`, 400);
-  await expectStatus(`${full}/api/search?q=word&limit=abc`, 400);
-  await expectStatus(`${full}/nothing/here`, 404);
-  await expectStatus(`${full}${literal}`, 405, { method: 'PATCH' });
-  await expectStatus(`${full}/api/auth/register`, 400, { method: 'POST', body: '{"email":1}', headers: { 'content-type': 'application/json' } });
+  await fetchText(`${full}/api/events/${templated.split('/')[2]}?with_nested_markets=bogus`, {}, 400);
+  await fetchText(`${full}/api/search?q=word&limit=0`, {}, 400);
+  await fetchText(`${full}/api/search?q=word&limit=abc`, {}, 400);
+  await fetchText(`${full}/nothing/here`, {}, 404);
+  await fetchText(`${full}${literal}`, { method: 'PATCH' }, 405);
+  await fetchText(`${full}/api/auth/register`, { method: 'POST', body: '{"email":1}', headers: { 'content-type': 'application/json' } }, 400);
 }
 
 runBench('dispatch', async (defer) => {
@@ -139,7 +133,7 @@ runBench('dispatch', async (defer) => {
         const { event } = await benchSeries(spawned.url, `BDISPATCH${RUN}`);
         templated = `/events/${await event('E')}/tweet-count`;
         const firstAnswer = performance.now();
-        await expectStatus(`${spawned.url}${templated}`, 200);
+        await fetchText(`${spawned.url}${templated}`, {}, 200);
         startMs = readyMs + performance.now() - firstAnswer;
       }
       started = { url: spawned.url, pids: spawned.pids, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };

@@ -412,14 +412,20 @@ export async function listen(app: Koa, defer: Defer): Promise<{ url: string }> {
 
 // --- the API, to set up
 
+/** The text of `url`'s answer to `init`, which must come with `status` (default: any 2xx). */
+export async function fetchText(url: string, init: RequestInit = {}, status?: number): Promise<string> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  if (status === undefined ? !response.ok : response.status !== status) throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${text.slice(0, 500)}`);
+  return text;
+}
+
 /** One call of the service's API with JSON in and out; anything but a 2xx answer is an error. */
 export async function api<T = unknown>(base: string, method: string, route: string, body?: unknown, token?: string): Promise<T> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${base}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  if (response.status < 200 || response.status > 299) throw new Error(`${method} ${route}: ${response.status} ${text.slice(0, 500)}`);
+  const text = await fetchText(`${base}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   return (text ? JSON.parse(text) : undefined) as T;
 }
 

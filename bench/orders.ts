@@ -62,15 +62,15 @@ const SIGNED_ROUNDS = 3;
 
 const log = (line: string) => console.log(`bench:orders: ${line}`);
 
-/** The load thread, aimed at the service on `port`. */
-function loadClient(port: number) {
+/** The load thread, aimed at the service on `port`, until the bench ends. */
+function loadClient(port: number, defer: Defer) {
   const worker = startWorker('./orders-load.ts');
+  defer(() => worker.terminate());
   return {
     load: (clients: WireRequest[][], options: { warmupMs: number; durationMs: number | null; maxRequests?: number; collectIds?: boolean }) =>
       worker.ask<LoadResult>({ type: 'load', port, clients, ...options } satisfies LoadJob),
     presign: (options: Omit<Extract<LoadJob, { type: 'presign' }>, 'type'>) => worker.ask<void>({ type: 'presign', ...options } satisfies LoadJob),
     once: (request: WireRequest) => worker.ask<OnceResult>({ type: 'once', port, request } satisfies LoadJob),
-    close: () => worker.terminate(),
   };
 }
 type LoadClient = ReturnType<typeof loadClient>;
@@ -261,8 +261,7 @@ async function setUp(defer: Defer) {
   // `node dist/main.js`, so that its background work stays out of them.
   const service = await startInProcess(database.url, defer, { PASSWORD_HASH_QUEUE: '10000' });
   const base = service.url;
-  const client = loadClient(Number(new URL(base).port));
-  defer(() => client.close());
+  const client = loadClient(Number(new URL(base).port), defer);
 
   // Markets, each in its own event of one series: one for (a), 16 for (b) and each later flow, one for (c),
   // and those of the rows of `node dist/main.js` (made here, on the same database).
@@ -497,8 +496,7 @@ async function processRows(run: Run, defer: Defer): Promise<Row[]> {
   for (const [workers, { one, many }] of run.processMarkets) {
     log(`starting node dist/main.js WEB_CONCURRENCY=${workers} on the same database`);
     const spawned = await startServiceProcess({ databaseUrl: run.database.url, workers }, defer);
-    const on = { service: spawned, client: loadClient(Number(new URL(spawned.url).port)) };
-    defer(() => on.client.close());
+    const on = { service: spawned, client: loadClient(Number(new URL(spawned.url).port), defer) };
     const label = `node dist/main.js WEB_CONCURRENCY=${workers}`;
     const a = await placementRow(run, `(a) place, 1 market, ${CONNECTIONS} clients, ${label}`, [one], { on });
     byProcess.push([a, await placementRow(run, `(b) place, ${MARKETS} markets, ${CONNECTIONS} clients, ${label}`, many, { on })]);
