@@ -44,7 +44,7 @@ import type { RunningService } from '../src/server.js';
 import { createBaseline, POOL_MAX } from './catalogue-baseline.js';
 import { type Body, type BusyMarket, type Endpoint, marketEndpoints, prepareBusyMarket } from './catalogue-market.js';
 import {
-  autocannon, type BenchDatabase, benchDatabase, durationSetting, fetchText, figuresOf, listen, type Measured as LibMeasured, percent, printTable, refuse, reportTargets, runBench,
+  autocannon, type BenchDatabase, benchDatabase, durationSetting, fetchText, figuresOf, listen, type Measured as LibMeasured, percent, printTable, processLabel, refuse, reportTargets, runBench,
   sharesOf, sleep, startInProcess, startServiceProcess, type ServiceProcess,
 } from './lib.js';
 import { processesCpu, startCpuShare } from './proc.js';
@@ -265,7 +265,6 @@ function rowOf({ name, searchTarget, shareWithoutTarget }: Endpoint, statements:
 /** An endpoint measured on `node dist/main.js` with this many workers. */
 type ProcessRow = { name: string; workers: number; measured: Measured };
 
-const processLabel = (workers: number) => `node dist/main.js WEB_CONCURRENCY=${workers}`;
 function printRows(rows: Row[], ceiling: Measured, processRows: ProcessRow[]): void {
   const lines: string[][] = [];
   lines.push(['row', 'req/s', 'p50 ms', 'p99 ms', 'srv µs/req', 'KB/resp', 'others', 'stmts', '% baseline', 'rounds']);

@@ -249,6 +249,8 @@ export interface ServiceProcess {
   stop: () => Promise<void>;
 }
 
+export const processLabel = (workers: number) => `node dist/main.js WEB_CONCURRENCY=${workers}`;
+
 type ProcessOptions = { databaseUrl: string; workers: number; env?: Record<string, string> };
 
 const START_DEADLINE_MS = 60_000;
@@ -344,7 +346,7 @@ async function spawnService(options: ProcessOptions, port: number): Promise<Serv
     });
   }).finally(() => running.delete(child));
   const url = `http://127.0.0.1:${port}`;
-  const what = `node dist/main.js WEB_CONCURRENCY=${options.workers}`;
+  const what = processLabel(options.workers);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -35,7 +35,7 @@ import pLimit from 'p-limit';
 import pg from 'pg';
 import type { RunningService } from '../src/server.js';
 import {
-  api, benchDatabase, benchSeries, type Defer, durationSetting, fmt, median, percent, percentile, printTable, register, reportTargets, RUN, runBench, sleep,
+  api, benchDatabase, benchSeries, type Defer, durationSetting, fmt, median, percent, percentile, printTable, processLabel, register, reportTargets, RUN, runBench, sleep,
   startInProcess, startServiceProcess, startWorker, type ServiceProcess,
 } from './lib.js';
 import type { LoadJob, LoadResult, OnceResult, WireRequest } from './orders-load.js';
@@ -74,8 +74,6 @@ function loadClient(port: number, defer: Defer) {
   };
 }
 type LoadClient = ReturnType<typeof loadClient>;
-
-// --- measurements
 
 /** CPU per request, µs, and the system share of it. */
 type CpuPerRequest = { us: number; sysShare?: number };
@@ -190,8 +188,7 @@ async function countStatements<T>(service: RunningService, work: () => Promise<T
 /** Statements from BEGIN to COMMIT, both included (a placement holds its market's lock from the first after BEGIN). */
 const inTransaction = (statements: string[]) => statements.findIndex((s) => /^commit/i.test(s)) - statements.findIndex((s) => /^begin/i.test(s)) + 1;
 
-// --- the baseline: a minimal durable transaction through pg
-
+/** A minimal durable transaction through pg, looped by 32 clients: on rows of their own, on one shared row, or with a pg_notify. */
 async function baseline(url: string, postmasterPid: number | undefined, variant: 'own' | 'shared' | 'notify'): Promise<Row> {
   const clients = Array.from({ length: CONNECTIONS }, () => new pg.Client({ connectionString: url }));
   await Promise.all(clients.map((client) => client.connect()));
@@ -243,8 +240,6 @@ async function baseline(url: string, postmasterPid: number | undefined, variant:
     await Promise.all(clients.map((client) => client.end().catch(() => {})));
   }
 }
-
-// --- main
 
 const place = (token: string, body: Record<string, unknown>): WireRequest => ({ method: 'POST', path: '/api/portfolio/orders', token, body: JSON.stringify(body) });
 const resting = (ticker: string, token: string) => place(token, { ticker, side: 'yes', action: 'buy', count: '1', price: '0.40' });
@@ -494,10 +489,10 @@ async function signedRow(run: Run, bearerRow: Row): Promise<{ row: Row; share: n
 async function processRows(run: Run, defer: Defer): Promise<Row[]> {
   const byProcess: Row[][] = [];
   for (const [workers, { one, many }] of run.processMarkets) {
-    log(`starting node dist/main.js WEB_CONCURRENCY=${workers} on the same database`);
+    const label = processLabel(workers);
+    log(`starting ${label} on the same database`);
     const spawned = await startServiceProcess({ databaseUrl: run.database.url, workers }, defer);
     const on = { service: spawned, client: loadClient(Number(new URL(spawned.url).port), defer) };
-    const label = `node dist/main.js WEB_CONCURRENCY=${workers}`;
     const a = await placementRow(run, `(a) place, 1 market, ${CONNECTIONS} clients, ${label}`, [one], { on });
     byProcess.push([a, await placementRow(run, `(b) place, ${MARKETS} markets, ${CONNECTIONS} clients, ${label}`, many, { on })]);
     await spawned.stop();
@@ -548,16 +543,16 @@ this process stopped; srv cpu µs/req there is the CPU time of all its processes
       `crossing ${crossingOnce.length} (${inTransaction(crossingOnce)}), each alone; placements arriving while a ` +
       `transaction of placements runs wait and go together in the next one (one at a time per process): on one market ${(1000 / one.rate!).toFixed(1)} ms per placement (1 / rate)`,
   );
-  const ofBaseline = (row: Row) => `${((row.rate! / own.rate!) * 100).toFixed(0)}%`;
+  const ofBaseline = (row: Row) => percent(row.rate! / own.rate!);
   console.log(
     `\nratios to the own-row durable baseline (${fmt(own.rate)}/s): (a) ${ofBaseline(one)}, (b) ${ofBaseline(bearer)}, ` +
       `(d) ${ofBaseline(crossing)} (p99 ${fmt(crossing.p99, 1)} ms), (e) ${ofBaseline(batch)} in orders/s ` +
       `(p99 per batch of ${ORDERS_PER_BATCH} ${fmt(batch.p99, 1)} ms; ${(batch.rate! / bearer.rate!).toFixed(1)} times the single placements of (b)); ` +
-      `without HTTP (g) ${ofBaseline(inProcess)}, (b) being ${((bearer.rate! / inProcess.rate!) * 100).toFixed(0)}% of it`,
+      `without HTTP (g) ${ofBaseline(inProcess)}, (b) being ${percent(bearer.rate! / inProcess.rate!)} of it`,
   );
   // A row's rate with both cores as busy as its CPU per placement allows (rate over the machine's CPU use),
   // against the baseline: a ceiling that only less CPU per placement raises (the load thread's included).
-  const atFullCpu = (row: Row) => (row.machine ? `${((row.rate! / row.machine / own.rate!) * 100).toFixed(0)}%` : '-');
+  const atFullCpu = (row: Row) => (row.machine ? percent(row.rate! / row.machine / own.rate!) : '-');
   console.log(
     `with the whole machine busy at each row's CPU per placement: (a) ${atFullCpu(one)}, (b) ${atFullCpu(bearer)}, ` +
       `(d) ${atFullCpu(crossing)}, (e) ${atFullCpu(batch)}, (g) ${atFullCpu(inProcess)} of the baseline (which ran at ${fmt((own.machine ?? NaN) * 100)}% CPU)`,
