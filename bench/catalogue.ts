@@ -266,9 +266,10 @@ function rowOf({ name, searchTarget, shareWithoutTarget }: Endpoint, statements:
 type ProcessRow = { name: string; workers: number; measured: Measured };
 
 function printRows(rows: Row[], ceiling: Measured, processRows: ProcessRow[]): void {
-  const lines: string[][] = [];
-  lines.push(['row', 'req/s', 'p50 ms', 'p99 ms', 'srv µs/req', 'KB/resp', 'others', 'stmts', '% baseline', 'rounds']);
-  lines.push(['bare Koa, constant JSON (ceiling)', ...numbers(figuresOf([ceiling])), '-', '-', '']);
+  const lines = [
+    ['row', 'req/s', 'p50 ms', 'p99 ms', 'srv µs/req', 'KB/resp', 'others', 'stmts', '% baseline', 'rounds'],
+    ['bare Koa, constant JSON (ceiling)', ...numbers(figuresOf([ceiling])), '-', '-', ''],
+  ];
   for (const row of rows) {
     lines.push([`service   ${row.name}`, ...numbers(row.service), String(row.statements), percent(row.share), row.shares.map(percent).join(' ')]);
     lines.push([`  baseline (Koa + pg, 1 statement)`, ...numbers(row.baseline), '1', '', '']);
@@ -283,14 +284,8 @@ function printRows(rows: Row[], ceiling: Measured, processRows: ProcessRow[]): v
 }
 
 function numbers({ rps, p50, p99, serverUs, kbPerResponse, otherCores }: Figures): string[] {
-  return [
-    rps.toFixed(0),
-    String(p50),
-    String(p99),
-    Number.isFinite(serverUs) ? serverUs.toFixed(0) : '?',
-    kbPerResponse.toFixed(1),
-    otherCores === undefined ? '?' : otherCores.toFixed(2),
-  ];
+  const unknown = (n: number | undefined, digits: number) => (n === undefined || !Number.isFinite(n) ? '?' : n.toFixed(digits));
+  return [rps.toFixed(0), String(p50), String(p99), unknown(serverUs, 0), kbPerResponse.toFixed(1), unknown(otherCores, 2)];
 }
 
 /** The catalogue's figures, checked to hold what the searches measured need (a common word, a miss, a typo, three words). */

@@ -1,7 +1,7 @@
 /**
- * What the benchmarks share: their settings, their database, the service (in the bench's process or as a
- * process of its own, `node dist/main.js`), the API calls that set up markets and accounts, the figures and
- * the table, and the verdict on their targets.
+ * What the benchmarks share: their settings (docs/performance.md), their database, the service (in the bench's
+ * process or as a process of its own, `node dist/main.js`), the API calls that set up markets and accounts, the
+ * figures and the table, and the verdict on their targets.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -23,8 +23,6 @@ import { connectionsPerProcess, processTree } from './proc.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-// --- settings (docs/performance.md)
-
 /** BENCH_DURATION: seconds measured per row, a positive number; `fallback` when unset. */
 export function durationSetting(fallback: number): number {
   const raw = process.env.BENCH_DURATION?.trim();
@@ -41,8 +39,6 @@ export function refuse(message: string): never {
   console.error(`bench: ${message}`);
   process.exit(2);
 }
-
-// --- running a bench
 
 /** Adds a step to run when the bench ends (stopping what it started). */
 export type Defer = (step: () => Promise<unknown>) => void;
@@ -78,11 +74,12 @@ export function reportTargets(verdicts: Array<{ ok: boolean; text: string }>): v
 }
 
 /**
- * A worker thread of the bench, the typed module `file` of bench/ (run under this process's loader, which its
- * execArgv passes on), and how to ask it: each message is answered by `{ ok, result }` or `{ ok: false, error }`.
+ * A worker thread of the bench until it ends, the typed module `file` of bench/ (run under this process's loader,
+ * which its execArgv passes on), and how to ask it: each message is answered by `{ ok, result }` or `{ ok: false, error }`.
  */
-export function startWorker(file: string, workerData?: unknown): { ask<T>(message: unknown): Promise<T>; terminate(): Promise<number> } {
+export function startWorker(file: string, defer: Defer, workerData?: unknown): { ask<T>(message: unknown): Promise<T> } {
   const worker = new Worker(new URL(file, import.meta.url), { workerData });
+  defer(() => worker.terminate());
   const ask = <T>(message: unknown) =>
     new Promise<T>((resolve, reject) => {
       worker.once('message', (answer: { ok: boolean; result?: T; error?: string }) => {
@@ -93,10 +90,8 @@ export function startWorker(file: string, workerData?: unknown): { ask<T>(messag
       worker.once('error', reject);
       worker.postMessage(message);
     });
-  return { ask, terminate: () => worker.terminate() };
+  return { ask };
 }
-
-// --- figures
 
 /** The part of autocannon's result the benchmarks read (autocannon ships no types). */
 interface AutocannonResult {
@@ -176,8 +171,6 @@ export function printTable(lines: string[][]): void {
   for (const line of lines.slice(1)) console.log(format(line));
 }
 
-// --- the database
-
 export interface BenchDatabase {
   url: string;
   /** The embedded PostgreSQL's postmaster (undefined on BENCH_DATABASE_URL), for its CPU time. */
@@ -209,8 +202,6 @@ export async function benchDatabase(dir: string, name: string, defer: Defer, kee
   const pid = Number((await readFile(path.join(embedded.clusterDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
   return { url: url.toString(), postmasterPid: pid > 0 ? pid : undefined, label: 'embedded' };
 }
-
-// --- the service
 
 /** The operator account of the benches' services, which creates their markets. */
 const ADMIN = { email: 'bench-admin@dots.local', password: 'bench-admin-password' };
@@ -396,8 +387,6 @@ async function everyWorkerServes(url: string, primary: number, workers: number):
   }
 }
 
-// --- servers of the benches' own
-
 /** `app` on a free port of 127.0.0.1 until the bench ends, keeping connections alive across the whole run, as the load generators expect. */
 export async function listen(app: Koa, defer: Defer): Promise<{ url: string }> {
   const server = app.listen(0, '127.0.0.1');
@@ -411,8 +400,6 @@ export async function listen(app: Koa, defer: Defer): Promise<{ url: string }> {
   });
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
-
-// --- the API, to set up
 
 /** The text of `url`'s answer to `init`, which must come with `status` (default: any 2xx). */
 export async function fetchText(url: string, init: RequestInit = {}, status?: number): Promise<string> {

@@ -64,8 +64,7 @@ const log = (line: string) => console.log(`bench:orders: ${line}`);
 
 /** The load thread, aimed at the service on `port`, until the bench ends. */
 function loadClient(port: number, defer: Defer) {
-  const worker = startWorker('./orders-load.ts');
-  defer(() => worker.terminate());
+  const worker = startWorker('./orders-load.ts', defer);
   return {
     load: (clients: WireRequest[][], options: { warmupMs: number; durationMs: number | null; maxRequests?: number; collectIds?: boolean }) =>
       worker.ask<LoadResult>({ type: 'load', port, clients, ...options } satisfies LoadJob),

@@ -60,9 +60,8 @@ runBench('ws', async (defer) => {
   log(`service pid ${pid} on port ${port}, market ${ticker}; resident memory before subscribers ${before.rssMiB.toFixed(1)} MiB`);
   const workers = Array.from({ length: WORKERS }, (_, w) => {
     const data: SubscribersData = { url: `ws://127.0.0.1:${port}/ws`, ticker, channels: CHANNELS, count: Math.floor(SUBSCRIBERS / WORKERS) + (w < SUBSCRIBERS % WORKERS ? 1 : 0) };
-    return startWorker('./ws-subscribers.ts', data);
+    return startWorker('./ws-subscribers.ts', defer, data);
   });
-  for (const worker of workers) defer(() => worker.terminate());
   const all = (command: SubscribersCommand) => Promise.all(workers.map((worker) => worker.ask<SubscribersResult>(command)));
   await all('connect');
   const connected = fromProc(memoryOf(pid));
