@@ -44,8 +44,8 @@ import type { RunningService } from '../src/server.js';
 import { createBaseline, POOL_MAX } from './catalogue-baseline.js';
 import { type Body, type BusyMarket, type Endpoint, marketEndpoints, prepareBusyMarket } from './catalogue-market.js';
 import {
-  autocannon, type BenchDatabase, benchDatabase, durationSetting, fetchText, figuresOf, listen, type Measured as LibMeasured, percent, printTable, processLabel, refuse, reportTargets, runBench,
-  sharesOf, sleep, startInProcess, startServiceProcess, type ServiceProcess,
+  autocannon, type BenchDatabase, benchDatabase, durationSetting, fetchText, figuresOf, listen, type Measured as LibMeasured, percent, printTable,
+  processLabel, refuse, reportTargets, runBench, sharesOf, startInProcess, startServiceProcess, type ServiceProcess,
 } from './lib.js';
 import { processesCpu, startCpuShare } from './proc.js';
 
@@ -127,18 +127,14 @@ async function load(url: string, spawned?: ServiceProcess, duration = DURATION, 
   const cpu = startCpuShare(postmasterPid);
   const spawnedCpu0 = spawned && processesCpu(spawned.pids());
   const started = performance.now();
-  const running = autocannon(url, connections, duration);
   // Which worker holds autocannon's connections: the fullest of samples taken every 250 ms.
   let spread: number[] | undefined;
-  let finished = false;
-  void running.finally(() => (finished = true)).catch(() => {});
   const total = (counts: number[] | undefined) => (counts ?? []).reduce((a, b) => a + b, 0);
-  while (spawned && spawned.workers > 1 && !finished) {
-    await sleep(250);
-    const sampled = [...(spawned.connections()?.values() ?? [])];
-    if (total(sampled) > total(spread)) spread = sampled;
-  }
-  const result = await running;
+  const sampling = setInterval(() => {
+    const sampled = [...(spawned?.connections()?.values() ?? [])];
+    if (spawned && spawned.workers > 1 && total(sampled) > total(spread)) spread = sampled;
+  }, 250);
+  const result = await autocannon(url, connections, duration).finally(() => clearInterval(sampling));
   const spawnedCpu1 = spawned && processesCpu(spawned.pids());
   const seconds = (performance.now() - started) / 1000;
   const share = cpu?.();

@@ -20,7 +20,10 @@ import { performance } from 'node:perf_hooks';
 import type { OpenAPIV3 } from 'openapi-types';
 import { emitRequestValidators } from '../codegen/validators.js';
 import { findFreePort } from '../src/db/embedded.js';
-import { autocannon, benchDatabase, type Defer, benchSeries, durationSetting, ensureBuild, fetchText, figuresOf, type Measured, percent, printTable, reportTargets, ROOT, RUN, runBench, sharesOf, startServiceProcess } from './lib.js';
+import {
+  autocannon, benchDatabase, benchSeries, type Defer, durationSetting, ensureBuild, fetchText, figuresOf, type Measured, percent, printTable, reportTargets,
+  ROOT, RUN, runBench, sharesOf, startServiceProcess,
+} from './lib.js';
 import { processesCpu } from './proc.js';
 
 const DURATION = durationSetting(2);
@@ -113,9 +116,8 @@ runBench('dispatch', async (defer) => {
   const servers = new Map<ServerKind, Server>();
   let startMs = 0;
   let templated = '';
-  // Each server is started when it is first measured: a Node process that answers a request or two and then
-  // sits idle for some seconds runs about a quarter slower under the load that follows, for tens of seconds
-  // (docs/performance.md, "The HTTP stack"). Started together, the servers measured later would be measured so.
+  // Each server is started when it is first measured: a Node process idle for some seconds after a request or
+  // two runs about a quarter slower under the next load (docs/performance.md, "The HTTP stack").
   const server = async (kind: ServerKind): Promise<Server> => {
     const known = servers.get(kind);
     if (known) return known;

@@ -405,7 +405,8 @@ export async function listen(app: Koa, defer: Defer): Promise<{ url: string }> {
 export async function fetchText(url: string, init: RequestInit = {}, status?: number): Promise<string> {
   const response = await fetch(url, init);
   const text = await response.text();
-  if (status === undefined ? !response.ok : response.status !== status) throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${text.slice(0, 500)}`);
+  const expected = status === undefined ? response.ok : response.status === status;
+  if (!expected) throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${text.slice(0, 500)}`);
   return text;
 }
 

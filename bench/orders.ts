@@ -35,8 +35,8 @@ import pLimit from 'p-limit';
 import pg from 'pg';
 import type { RunningService } from '../src/server.js';
 import {
-  api, benchDatabase, benchSeries, type Defer, durationSetting, fmt, median, percent, percentile, printTable, processLabel, register, reportTargets, RUN, runBench, sleep,
-  startInProcess, startServiceProcess, startWorker, type ServiceProcess,
+  api, benchDatabase, benchSeries, type Defer, durationSetting, fmt, median, percent, percentile, printTable, processLabel, register, reportTargets, RUN,
+  runBench, sleep, startInProcess, startServiceProcess, startWorker, type ServiceProcess,
 } from './lib.js';
 import type { LoadJob, LoadResult, OnceResult, WireRequest } from './orders-load.js';
 import { type CpuTime, machineCpu, ownThreadCpu, postgresCpuTime, processesCpu } from './proc.js';
@@ -226,15 +226,9 @@ async function baseline(url: string, postmasterPid: number | undefined, variant:
     latencies.sort((a, b) => a - b);
     await setup.query('drop table if exists bench_txn_log, bench_txn_rows');
     const what = { own: 'UPDATE own row; INSERT', shared: 'UPDATE 1 shared row; INSERT', notify: 'UPDATE own row; INSERT; pg_notify' }[variant];
-    return {
-      name: `baseline: ${CONNECTIONS} pg clients, BEGIN; ${what}; COMMIT`,
-      rate: latencies.length / DURATION,
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-      ...usage,
-      statements: variant === 'notify' ? '5' : '4',
-      failed,
-    };
+    const [rate, p50, p99] = [latencies.length / DURATION, percentile(latencies, 50), percentile(latencies, 99)];
+    const statements = variant === 'notify' ? '5' : '4';
+    return { name: `baseline: ${CONNECTIONS} pg clients, BEGIN; ${what}; COMMIT`, rate, p50, p99, ...usage, statements, failed };
   } finally {
     await Promise.all(clients.map((client) => client.end().catch(() => {})));
   }

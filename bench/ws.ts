@@ -76,7 +76,6 @@ runBench('ws', async (defer) => {
   const failures: string[] = [];
   let measuredOrders = 0;
   let measuring = false;
-  const place = (body: Record<string, string>, token: string) => placeOrder(port, agent, body, token);
   const fire = () => {
     if (inFlight >= MAX_IN_FLIGHT) {
       skipped += 1;
@@ -86,8 +85,8 @@ runBench('ws', async (defer) => {
     const counted = measuring;
     inFlight += 1;
     void (i % 2 === 0
-      ? place({ ticker, side: 'yes', action: 'buy', price: `0.${String(1 + ((i / 2) % 30)).padStart(2, '0')}`, count: '1' }, maker)
-      : place({ ticker, side: 'no', action: 'buy', price: '0.99', count: '1', time_in_force: 'IOC' }, taker)
+      ? placeOrder(port, agent, { ticker, side: 'yes', action: 'buy', price: `0.${String(1 + ((i / 2) % 30)).padStart(2, '0')}`, count: '1' }, maker)
+      : placeOrder(port, agent, { ticker, side: 'no', action: 'buy', price: '0.99', count: '1', time_in_force: 'IOC' }, taker)
     ).then((failure) => {
       inFlight -= 1;
       if (failure !== undefined) failures.push(failure);
