@@ -108,11 +108,11 @@ async function prepareCatalogue(database: BenchDatabase): Promise<number | undef
   }
 }
 
-/** serverUs: main-thread busy time per answered request; for a service process, the CPU time of its processes. */
-interface Measured extends LibMeasured {
-  /** For a service of several workers: the connections each held during the row. */
-  spread?: number[];
-}
+/**
+ * serverUs: main-thread busy time per answered request; for a service process, the CPU time of its processes;
+ * spread: for a service of several workers, the connections each held during the row.
+ */
+type Measured = LibMeasured & { spread?: number[] };
 
 /** The benchmark's PostgreSQL, told apart from other work in the CPU accounting (bench/proc.ts startCpuShare). */
 let postmasterPid: number | undefined;
@@ -354,9 +354,7 @@ runBench('catalogue', async (defer) => {
     ctx.body = { id: 'list', ok: true };
   });
   const ceiling = await listen(ceilingApp, defer);
-  const baselineApp = createBaseline(database.url, service.services);
-  defer(baselineApp.close);
-  const baseline = await listen(baselineApp.app, defer);
+  const baseline = await listen(createBaseline(database.url, service.services, defer), defer);
 
   const counts = await checkCatalogue(database.url, service.url);
   const busy = await prepareBusyMarket(database.url, service.url, log);

@@ -185,15 +185,8 @@ runBench('dispatch', async (defer) => {
   );
   printTable([
     ['row', 'req/s', 'p50 ms', 'p99 ms', '% plain', 'server µs/req', 'rounds (% plain)'],
-    ...rows.map((row) => [
-      row.name,
-      row.rps.toFixed(0),
-      String(row.p50),
-      String(row.p99),
-      percent(row.share),
-      row.serverUs.toFixed(1),
-      row.id === 'plain' ? `(${row.rounds.length} measurements)` : row.shares.map(percent).join(' '),
-    ]),
+    ...rows.map((row) => [row.name, row.rps.toFixed(0), String(row.p50), String(row.p99), percent(row.share), row.serverUs.toFixed(1),
+      row.id === 'plain' ? `(${row.rounds.length} measurements)` : row.shares.map(percent).join(' ')]),
   ]);
   const cost = rowById('limited').serverUs - rowById('templated').serverUs;
   console.log(`\nrate limiting: ${cost.toFixed(1)} µs of server time per request (limited templated row minus the templated row)`);

@@ -426,8 +426,8 @@ export async function register(base: string, email: string): Promise<{ token: st
 }
 
 /**
- * The series `series` (a ticker unique to the run), created by the operator account; `market(name)` creates
- * a market in an event of its own, or in `event` (made by `event(name)`), and answers its ticker.
+ * The series `series` (a ticker unique to the run), created by the operator account; `market(name)` creates a market in an
+ * event of its own, or in `event` (made by `event(name)`), and answers its ticker; `markets`, `count` of them (names `name`0...).
  */
 export async function benchSeries(base: string, series: string) {
   const admin = (await api<{ token: string }>(base, 'POST', '/api/auth/login', ADMIN)).token;
@@ -443,7 +443,12 @@ export async function benchSeries(base: string, series: string) {
     await api(base, 'POST', '/api/admin/markets', { ticker, event_ticker: eventTicker, title: `Benchmark market ${name}` }, admin);
     return ticker;
   };
-  return { event, market };
+  const markets = async (name: string, count: number, inEvent?: string) => {
+    const tickers: string[] = [];
+    for (let i = 0; i < count; i++) tickers.push(await market(`${name}${i}`, inEvent));
+    return tickers;
+  };
+  return { event, market, markets };
 }
 
 /** A suffix unique to the run, for tickers and emails on a database kept between runs. */

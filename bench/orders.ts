@@ -253,12 +253,8 @@ async function setUp(defer: Defer) {
 
   // Markets, each in its own event of one series: one for (a), 16 for (b) and each later flow, one for (c),
   // and those of the rows of `node dist/main.js` (made here, on the same database).
-  const { market } = await benchSeries(base, `BENCHO-${RUN}`);
-  const markets = async (name: string) => {
-    const tickers: string[] = [];
-    for (let i = 0; i < MARKETS; i++) tickers.push(await market(`${name}${i}`));
-    return tickers;
-  };
+  const series = await benchSeries(base, `BENCHO-${RUN}`);
+  const [market, markets] = [series.market, (name: string) => series.markets(name, MARKETS)];
   const single = await market('ONE');
   const [many, signedMarkets, directMarkets, crossMarkets, quoteMarkets] = [await markets('MANY'), await markets('SIGNED'), await markets('DIRECT'), await markets('CROSS'), await markets('QUOTE')];
   const batchMarket = await market('BATCH');
