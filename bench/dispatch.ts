@@ -156,7 +156,6 @@ runBench('dispatch', async (defer) => {
     { id: 'limited', name: 'full stack with rate limiting, templated GET', server: 'limited', path: templated },
     { id: 'metrics', name: 'full stack + metrics, templated GET', server: 'metrics', path: templated },
   ];
-  // Each target once a round, paired with plain Koa measured just before it or just after (in turn).
   const measured = targets.map(() => ({ rounds: [] as Measured[], plain: [] as Measured[] }));
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, target] of targets.entries()) {

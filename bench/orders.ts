@@ -251,8 +251,7 @@ async function setUp(defer: Defer) {
   const base = service.url;
   const client = loadClient(Number(new URL(base).port), defer);
 
-  // Markets, each in its own event of one series: one for (a), 16 for (b) and each later flow, one for (c),
-  // and those of the rows of `node dist/main.js` (made here, on the same database).
+  // Markets, each in its own event: every row's, those of `node dist/main.js` too (made here: the same database).
   const series = await benchSeries(base, `BENCHO-${RUN}`);
   const [market, markets] = [series.market, (name: string) => series.markets(name, MARKETS)];
   const single = await market('ONE');
@@ -564,7 +563,6 @@ runBench('orders', async (defer) => {
   for (const variant of ['own', 'shared', 'notify'] as const) baselines.push(await baseline(run.database.url, run.database.postmasterPid, variant));
   const signed = await signedRow(run, bearer);
   const inProcess = await inProcessRow(run, `(g) place, ${MARKETS} markets, ${CONNECTIONS} callers in process, no HTTP`, run.directMarkets);
-  // The rows of node dist/main.js have no target: what a second worker buys is what they show.
   const targeted = [one, bearer, cancel, crossing, batch, ...baselines, signed.row, inProcess];
   await run.service.stop();
   const rows = [...targeted, ...(await processRows(run, defer))];
