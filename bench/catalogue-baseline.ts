@@ -36,10 +36,7 @@ const SQL_KEYSET = `
    order by e.id
    limit $1`;
 
-/**
- * `/events/pagination?limit=N`: the page of `/events`, and the ACTIVE events up to the offset scan window (10,000),
- * read from their counter (event_status_counts) as the service reads it for a filter of status alone.
- */
+/** `/events/pagination?limit=N`: `/events`' page, and the ACTIVE events up to the scan window (10,000), read from their counter as the service reads them. */
 const SQL_PAGINATION = `
   select c.total, p.*
     from (select least(coalesce(sum(events), 0), 10000)::int as total from event_status_counts where status = 'ACTIVE') c

@@ -108,19 +108,13 @@ async function prepareCatalogue(database: BenchDatabase): Promise<number | undef
   }
 }
 
-/**
- * serverUs: main-thread busy time per answered request; for a service process, the CPU time of its processes;
- * spread: for a service of several workers, the connections each held during the row.
- */
+/** serverUs: main-thread busy time per answered request (a service process: its processes' CPU time); spread: the connections each worker held. */
 type Measured = LibMeasured & { spread?: number[] };
 
 /** The benchmark's PostgreSQL, told apart from other work in the CPU accounting (bench/proc.ts startCpuShare). */
 let postmasterPid: number | undefined;
 
-/**
- * One row: WARMUP s unmeasured, then `duration` s measured. `spawned`: the service at `url` is that process
- * (and its workers), whose CPU time is the server's.
- */
+/** One row: WARMUP s unmeasured, then `duration` s measured; `spawned`: the service process at `url`, whose CPU time is the server's. */
 async function load(url: string, spawned?: ServiceProcess, duration = DURATION, connections = CONNECTIONS): Promise<Measured> {
   await autocannon(url, connections, WARMUP);
   const before = performance.eventLoopUtilization();

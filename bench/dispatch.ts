@@ -35,6 +35,7 @@ const START_LIMIT_MS = 5000;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 /** A budget no client of the benchmark reaches (all its load comes from one address). */
 const UNREACHABLE_BUDGET = '999999999/1';
+const BUDGETS = ['PUBLIC_READS', 'PRIVATE_READS', 'ORDER_WRITES', 'LOGIN', 'REGISTRATION'].map((name) => [`RATE_LIMIT_${name}`, UNREACHABLE_BUDGET] as const);
 
 type ServerKind = 'plain' | 'full' | 'limited' | 'metrics';
 
@@ -86,12 +87,6 @@ async function startPlainKoa(defer: Defer): Promise<Server> {
   return { url: `http://127.0.0.1:${port}`, pids: () => [child.pid!] };
 }
 
-/** The settings of a service server of this kind: budgets it never reaches, or a metrics port. */
-function serviceEnv(kind: ServerKind, metricsPort: number | undefined): Record<string, string> {
-  if (kind === 'limited') return { RATE_LIMITS: 'on', ...Object.fromEntries(['PUBLIC_READS', 'PRIVATE_READS', 'ORDER_WRITES', 'LOGIN', 'REGISTRATION'].map((c) => [`RATE_LIMIT_${c}`, UNREACHABLE_BUDGET])) };
-  return metricsPort ? { METRICS_PORT: String(metricsPort) } : {};
-}
-
 /** The dispatcher really routes and validates: these must not be 200. */
 async function expectRoutingAndValidation(full: string, templated: string, literal: string): Promise<void> {
   await fetchText(`${full}/api/events/${templated.split('/')[2]}?with_nested_markets=bogus`, {}, 400);
@@ -126,7 +121,9 @@ runBench('dispatch', async (defer) => {
       started = await startPlainKoa(defer);
     } else {
       const metricsPort = kind === 'metrics' ? await findFreePort() : undefined;
-      const env = serviceEnv(kind, metricsPort);
+      // Request budgets that are never reached, or metrics on a port of their own.
+      const env: Record<string, string> =
+        kind === 'limited' ? { RATE_LIMITS: 'on', ...Object.fromEntries(BUDGETS) } : metricsPort ? { METRICS_PORT: String(metricsPort) } : {};
       const begun = performance.now();
       const spawned = await startServiceProcess({ databaseUrl: database.url, workers: 1, env }, defer);
       if (kind === 'full') {

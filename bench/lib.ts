@@ -43,10 +43,7 @@ export function refuse(message: string): never {
 /** Adds a step to run when the bench ends (stopping what it started). */
 export type Defer = (step: () => Promise<unknown>) => void;
 
-/**
- * Runs `main`, then the steps it deferred (last first, also on SIGINT), and exits: with 1 when `main` threw,
- * else with the exit code the targets set (a client or timer left open must not keep the process alive).
- */
+/** Runs `main`, then its deferred steps (last first; also on SIGINT), and exits: 1 if `main` threw, else the targets' code (open handles must not hold it). */
 export function runBench(name: string, main: (defer: Defer) => Promise<void>): void {
   const steps: Array<() => Promise<unknown>> = [];
   const cleanup = async () => {
@@ -116,10 +113,7 @@ export async function autocannon(url: string, connections: number, seconds: numb
   return result;
 }
 
-/**
- * A row measured once: autocannon's result, the server's time per answered request, µs (NaN when unknown),
- * and the cores other work kept busy meanwhile (when counted).
- */
+/** A row measured once: autocannon's result, the server's µs per answered request (NaN when unknown), the cores other work kept busy (if counted). */
 export type Measured = { result: AutocannonResult; serverUs: number; otherCores?: number };
 
 /**
@@ -179,10 +173,7 @@ export interface BenchDatabase {
   label: string;
 }
 
-/**
- * BENCH_DATABASE_URL as is, or the database `name` of an embedded PostgreSQL under `.data/<dir>` (git-ignored),
- * created afresh each run unless `keep` (then created when missing).
- */
+/** BENCH_DATABASE_URL, or the database `name` of an embedded PostgreSQL in `.data/<dir>` (git-ignored), new each run unless `keep` (then made if missing). */
 export async function benchDatabase(dir: string, name: string, defer: Defer, keep = false): Promise<BenchDatabase> {
   if (DATABASE_URL) return { url: DATABASE_URL, postmasterPid: undefined, label: 'BENCH_DATABASE_URL' };
   const dataDir = path.join(ROOT, '.data', dir);

@@ -329,10 +329,7 @@ const batchFlow = ({ makers, takers, quoteMarkets }: Run) =>
     return [batch(makers[k]!, 'yes', '0.40'), batch(takers[k]!, 'no', '0.70')];
   });
 
-/**
- * A row of placements on `tickers`: the rate of orders placed over `seconds`, the latencies, the CPU used
- * (per order placed), and a note of the orders' statuses and the placements per transaction.
- */
+/** A row of placements on `tickers`: orders placed per second, latencies, CPU per order placed, and a note of statuses and placements per transaction. */
 async function figures(side: pg.Client, name: string, tickers: string[], measured: { latencies: number[]; orderStatuses: Record<string, number>; seconds: number; usage: Usage }) {
   const placed = Object.values(measured.orderStatuses).reduce((a, b) => a + b, 0);
   const sorted = Float64Array.from(measured.latencies).sort();

@@ -60,10 +60,7 @@ export function processTree(pid: number): number[] {
   return tree;
 }
 
-/**
- * The CPU time of a PostgreSQL server: the postmaster, its exited children (reaped into its child counters,
- * so that a backend ending between two readings still counts) and its live children.
- */
+/** PostgreSQL's CPU time: the postmaster, its live children and its exited ones (reaped into its counters: a backend ending between readings counts). */
 export function postgresCpuTime(postmaster: number): CpuTime | undefined {
   const main = readStat(String(postmaster));
   if (!main) return undefined;
@@ -93,10 +90,7 @@ export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } | und
   return status === undefined ? undefined : { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
 }
 
-/**
- * Established TCP connections on `port` held by each of `pids` (Linux: the sockets of /proc/<pid>/fd found in
- * /proc/net/tcp and tcp6); undefined where /proc is missing.
- */
+/** Established TCP connections on `port` held by each of `pids` (their /proc/<pid>/fd sockets found in /proc/net/tcp and tcp6); undefined without /proc. */
 export function connectionsPerProcess(pids: number[], port: number): Map<number, number> | undefined {
   const portHex = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
   const onPort = new Set<string>();
