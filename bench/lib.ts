@@ -197,7 +197,7 @@ export async function benchDatabase(dir: string, name: string, defer: Defer, kee
 /** The operator account of the benches' services, which creates their markets. */
 const ADMIN = { email: 'bench-admin@dots.local', password: 'bench-admin-password' };
 
-/** What every bench's service runs with: on 127.0.0.1, no seed, no request budgets, the operator account, enough for any run's reservations. */
+/** What every bench's service runs with: on 127.0.0.1, no seed, no request budgets (all the load comes from one address), the operator account. */
 const serviceSettings = (databaseUrl: string) => ({
   HOST: '127.0.0.1',
   DATABASE_URL: databaseUrl,
@@ -205,13 +205,12 @@ const serviceSettings = (databaseUrl: string) => ({
   RATE_LIMITS: 'off',
   ADMIN_EMAIL: ADMIN.email,
   ADMIN_PASSWORD: ADMIN.password,
-  STARTING_BALANCE: '100000000',
+  STARTING_BALANCE: '100000000', // enough for any run's reservations
 });
 
 /**
- * The service as `npm start` runs it (src/server.ts startService), in this process on a free port of
- * 127.0.0.1, LOG_LEVEL (default info) written to /dev/null, without request budgets (all the load comes from
- * one address), with the benches' operator account and `env`; stopped when the bench ends.
+ * The service as `npm start` runs it (src/server.ts startService), in this process on a free port, with the benches' settings,
+ * LOG_LEVEL (default info) written to /dev/null, and `env`; stopped when the bench ends.
  */
 export async function startInProcess(databaseUrl: string, defer: Defer, env: Record<string, string> = {}): Promise<RunningService> {
   const config = loadConfig({ ...serviceSettings(databaseUrl), PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...env });
@@ -283,11 +282,10 @@ function answers200(url: string, agent?: http.Agent): Promise<boolean> {
 }
 
 /**
- * The real service as deployed, `node dist/main.js` (built first if stale), in a process of its own on a free
- * port of 127.0.0.1, on `databaseUrl` with WEB_CONCURRENCY=`workers`, LOG_LEVEL=warn, SEED=none, no request
- * budgets, the benches' operator account and `env` (nothing else of this environment but PATH). Resolves once
- * /readyz answers 200 (its search index read whole) and, with several workers, new connections reach each;
- * stopped (if not before) when the bench ends.
+ * The real service as deployed, `node dist/main.js` (built first if stale), in a process of its own on a free port, with the
+ * benches' settings, WEB_CONCURRENCY=`workers`, LOG_LEVEL=warn and `env` (nothing else of this environment but PATH). Resolves
+ * once /readyz answers 200 (its search index read whole) and, with several workers, new connections reach each; stopped (if not
+ * before) when the bench ends.
  */
 export async function startServiceProcess(options: ProcessOptions, defer: Defer): Promise<ServiceProcess> {
   await ensureBuild();

@@ -491,13 +491,12 @@ type Named = Record<'one' | 'bearer' | 'crossing' | 'batch' | 'own' | 'inProcess
 
 /** The table, its legend and the summary lines. */
 async function report({ side, database, restingOnce, crossingOnce }: Run, rows: Row[], { one, bearer, crossing, batch, own, inProcess }: Named, seconds: { setup: number; measure: number }) {
-  const settings = (
-    await side.query<{ version: string; fsync: string; synchronous_commit: string; preloaded: string; orders: number; trades: number }>(
-      `select current_setting('server_version') as version, current_setting('fsync') as fsync,
-              current_setting('synchronous_commit') as synchronous_commit, current_setting('shared_preload_libraries') as preloaded,
-              (select count(*)::int from orders) as orders, (select count(*)::int from trades) as trades`,
-    )
-  ).rows[0]!;
+  const { rows: facts } = await side.query<{ version: string; fsync: string; synchronous_commit: string; preloaded: string; orders: number; trades: number }>(
+    `select current_setting('server_version') as version, current_setting('fsync') as fsync,
+            current_setting('synchronous_commit') as synchronous_commit, current_setting('shared_preload_libraries') as preloaded,
+            (select count(*)::int from orders) as orders, (select count(*)::int from trades) as trades`,
+  );
+  const settings = facts[0]!;
   console.log(
     `\norders benchmark: PostgreSQL ${settings.version} (${database.label}) (fsync ${settings.fsync}, synchronous_commit ${settings.synchronous_commit}` +
       // Extensions loaded into every backend (pg_stat_statements tracking nested statements, say) slow each statement.

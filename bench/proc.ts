@@ -18,8 +18,10 @@ const read = (file: string) => {
   }
 };
 
+type Stat = { ppid: number; user: number; sys: number; childUser: number; childSys: number };
+
 /** A `/proc/.../stat` file (a process's, or a thread's: `<pid>/task/<tid>`): the parent, and CPU ms of itself and of its reaped children. */
-function readStat(entry: string): { ppid: number; user: number; sys: number; childUser: number; childSys: number } | undefined {
+function readStat(entry: string): Stat | undefined {
   const text = read(`/proc/${entry}/stat`);
   if (text === undefined) return undefined;
   // the command name (field 2) may hold spaces: fields after its closing parenthesis, state(0) ppid(1) ... utime(11)
@@ -40,10 +42,10 @@ export function ownThreadCpu(tid: number): CpuTime | undefined {
 }
 
 /** Every process now: its pid and stat. */
-function allProcesses(): Array<[number, NonNullable<ReturnType<typeof readStat>>]> {
+function allProcesses(): Array<[number, Stat]> {
   return readdirSync('/proc').flatMap((entry) => {
     const stat = /^\d+$/.test(entry) ? readStat(entry) : undefined;
-    return stat ? [[Number(entry), stat] as [number, typeof stat]] : [];
+    return stat ? [[Number(entry), stat] as [number, Stat]] : [];
   });
 }
 
@@ -64,13 +66,9 @@ export function processTree(pid: number): number[] {
 export function postgresCpuTime(postmaster: number): CpuTime | undefined {
   const main = readStat(String(postmaster));
   if (!main) return undefined;
-  const time = { user: main.user + main.childUser, sys: main.sys + main.childSys };
-  for (const [, stat] of allProcesses()) {
-    if (stat.ppid !== postmaster) continue;
-    time.user += stat.user;
-    time.sys += stat.sys;
-  }
-  return time;
+  const children = allProcesses().filter(([, stat]) => stat.ppid === postmaster);
+  const sum = (of: (stat: Stat) => number) => children.reduce((n, [, stat]) => n + of(stat), 0);
+  return { user: main.user + main.childUser + sum((s) => s.user), sys: main.sys + main.childSys + sum((s) => s.sys) };
 }
 
 /** The whole machine's busy and total CPU time since boot, ms over all cores (/proc/stat's first line). */
