@@ -8,6 +8,7 @@
 import Koa from 'koa';
 import pg from 'pg';
 import type { Services } from '../src/services.js';
+import type { Defer } from './lib.js';
 
 /** Same pool size as the service's main pool. */
 export const POOL_MAX = 10;
@@ -35,10 +36,7 @@ const SQL_KEYSET = `
    order by e.id
    limit $1`;
 
-/**
- * `/events/pagination?limit=N`: the page of `/events`, and the ACTIVE events up to the offset scan window (10,000),
- * read from their counter (event_status_counts) as the service reads it for a filter of status alone.
- */
+/** `/events/pagination?limit=N`: `/events`' page, and the ACTIVE events up to the scan window (10,000), read from their counter as the service reads them. */
 const SQL_PAGINATION = `
   select c.total, p.*
     from (select least(coalesce(sum(events), 0), 10000)::int as total from event_status_counts where status = 'ACTIVE') c
@@ -73,8 +71,8 @@ const SQL_BOOK = `
    where market_id = $1 and status in ('OPEN', 'PARTIAL') and (expiration_ts is null or expiration_ts > now())
    group by 1, 2`;
 
-/** The baseline app: one route per measured request; answers 404 to anything else. */
-export function createBaseline(databaseUrl: string, services: Services): { app: Koa; close: () => Promise<void> } {
+/** The baseline app: one route per measured request, 404 to anything else; its pool ends with the bench. */
+export function createBaseline(databaseUrl: string, services: Services, defer: Defer): Koa {
   // The session setting of every service connection: no parallel query.
   const plain = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, options: '-c max_parallel_workers_per_gather=0' });
   const limitOf = (value: unknown, fallback: number, max: number) => Math.min(Number(value ?? fallback) || fallback, max);
@@ -113,5 +111,6 @@ export function createBaseline(databaseUrl: string, services: Services): { app: 
     if (!route) ctx.throw(404);
     ctx.body = await route!(ctx);
   });
-  return { app, close: () => plain.end() };
+  defer(() => plain.end());
+  return app;
 }

@@ -40,16 +40,10 @@ export interface Endpoint {
 }
 
 /** The market measured for its price history and book, and the end of its history (Unix seconds). */
-export interface BusyMarket {
-  id: string;
-  ticker: string;
-  series: string;
-  yesToken: string;
-  end: number;
-}
+export type BusyMarket = { id: string; ticker: string; series: string; yesToken: string; end: number };
 
 const MINUTES_A_YEAR = 365 * 24 * 60;
-export const RESTING_ORDERS = 500;
+const RESTING_ORDERS = 500;
 
 /**
  * The busy market: the ACTIVE market whose event strikes last, given once 500 resting orders (a new account

@@ -16,13 +16,11 @@
  * word starts with it, one edit from a word) and three words, each checked against the catalogue first; then a
  * busy market's (bench/catalogue-market.ts: a year of minute candles, 500 resting orders) candlesticks, 1-minute
  * over a day, 60-minute over 30 days, 1440-minute over a year (1,440, 720 and 365 candles), and its order book
- * in both shapes. Each candlesticks row is measured once more at 1 connection: a day of minutes (1,440
- * candles, 600 KB) takes about 15 ms of the one event loop, so 32 connections queue 32 deep (p99 0.5-1 s on 2
- * cores shared with PostgreSQL and the load generator, whatever the code), and already 2 keep the process
- * saturated, each request waiting for the other. A chart loads its history once when it opens, at rates far
- * below what saturates a process, so its requests seldom overlap: one connection, back to back, is that
- * traffic at its busiest. Then every endpoint again, one row of 3 x BENCH_DURATION s, against `node dist/main.js` (bench/lib.ts
- * startServiceProcess) with WEB_CONCURRENCY=1 and 2, the in-process service stopped first; no target there.
+ * in both shapes. Each candlesticks row is measured once more at 1 connection, back to back: a chart's traffic
+ * at its busiest (at 32 connections a day of minutes queues 32 deep behind the one event loop, whatever the
+ * code: docs/performance.md, "Price history"). Then every endpoint again, one row of 3 x BENCH_DURATION s,
+ * against `node dist/main.js` (bench/lib.ts startServiceProcess) with WEB_CONCURRENCY=1 and 2, the in-process
+ * service stopped first; no target there.
  *
  * Targets (exit code 1 when one is missed): each endpoint at least 80% of its baseline's requests/s (the
  * median of the rounds' shares) with p99 under 100 ms, but for the misses, whose share is printed without a
@@ -46,23 +44,8 @@ import type { RunningService } from '../src/server.js';
 import { createBaseline, POOL_MAX } from './catalogue-baseline.js';
 import { type Body, type BusyMarket, type Endpoint, marketEndpoints, prepareBusyMarket } from './catalogue-market.js';
 import {
-  autocannon,
-  type BenchDatabase,
-  benchDatabase,
-  durationSetting,
-  figuresOf,
-  listen,
-  type Measured as LibMeasured,
-  percent,
-  printTable,
-  refuse,
-  reportTargets,
-  runBench,
-  sharesOf,
-  sleep,
-  startInProcess,
-  startServiceProcess,
-  type ServiceProcess,
+  autocannon, type BenchDatabase, benchDatabase, durationSetting, fetchText, figuresOf, listen, type Measured as LibMeasured, percent, printTable,
+  processLabel, refuse, reportTargets, runBench, sharesOf, startInProcess, startServiceProcess, type ServiceProcess,
 } from './lib.js';
 import { processesCpu, startCpuShare } from './proc.js';
 
@@ -95,12 +78,7 @@ const GENERATOR = { eventsPerSeries: 50, marketsPerEvent: 3, creatorIds: [] as s
 
 const log = (line: string) => console.log(`bench:catalogue: ${line}`);
 
-async function getJson(url: string, headers: Record<string, string> = {}): Promise<Body> {
-  const response = await fetch(url, { headers });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text) as Body;
-}
+const getJson = async (url: string, headers?: Record<string, string>) => JSON.parse(await fetchText(url, { headers }, 200)) as Body;
 
 /** Migrates the bench's database and seeds it with the scale generator when it holds no catalogue; answers the seeding's seconds. */
 async function prepareCatalogue(database: BenchDatabase): Promise<number | undefined> {
@@ -130,39 +108,27 @@ async function prepareCatalogue(database: BenchDatabase): Promise<number | undef
   }
 }
 
-/** serverUs: main-thread busy time per answered request; for a service process, the CPU time of its processes. */
-interface Measured extends LibMeasured {
-  /** Cores kept busy by other work meanwhile (undefined without /proc). */
-  otherCores: number | undefined;
-  /** For a service of several workers: the connections each held during the row. */
-  spread?: number[];
-}
+/** serverUs: main-thread busy time per answered request (a service process: its processes' CPU time); spread: the connections each worker held. */
+type Measured = LibMeasured & { spread?: number[] };
 
 /** The benchmark's PostgreSQL, told apart from other work in the CPU accounting (bench/proc.ts startCpuShare). */
 let postmasterPid: number | undefined;
 
-/**
- * One row: WARMUP s unmeasured, then `duration` s measured. `spawned`: the service at `url` is that process
- * (and its workers), whose CPU time is the server's.
- */
+/** One row: WARMUP s unmeasured, then `duration` s measured; `spawned`: the service process at `url`, whose CPU time is the server's. */
 async function load(url: string, spawned?: ServiceProcess, duration = DURATION, connections = CONNECTIONS): Promise<Measured> {
   await autocannon(url, connections, WARMUP);
   const before = performance.eventLoopUtilization();
   const cpu = startCpuShare(postmasterPid);
   const spawnedCpu0 = spawned && processesCpu(spawned.pids());
   const started = performance.now();
-  const running = autocannon(url, connections, duration);
   // Which worker holds autocannon's connections: the fullest of samples taken every 250 ms.
   let spread: number[] | undefined;
-  let finished = false;
-  void running.finally(() => (finished = true)).catch(() => {});
   const total = (counts: number[] | undefined) => (counts ?? []).reduce((a, b) => a + b, 0);
-  while (spawned && spawned.workers > 1 && !finished) {
-    await sleep(250);
-    const sampled = [...(spawned.connections()?.values() ?? [])];
-    if (total(sampled) > total(spread)) spread = sampled;
-  }
-  const result = await running;
+  const sampling = setInterval(() => {
+    const sampled = [...(spawned?.connections()?.values() ?? [])];
+    if (spawned && spawned.workers > 1 && total(sampled) > total(spread)) spread = sampled;
+  }, 250);
+  const result = await autocannon(url, connections, duration).finally(() => clearInterval(sampling));
   const spawnedCpu1 = spawned && processesCpu(spawned.pids());
   const seconds = (performance.now() - started) / 1000;
   const share = cpu?.();
@@ -276,30 +242,24 @@ async function countStatements(service: RunningService, url: string): Promise<nu
 }
 
 /** What the table prints of one or more measurements of a row. */
-type Figures = ReturnType<typeof figuresOf> & { otherCores: number | undefined };
-
-/** The measurements of one row taken in several rounds, as one (bench/lib.ts figuresOf), other work the busiest round's. */
-function figuresWithOthers(measurements: readonly Measured[]): Figures {
-  const others = measurements.map((m) => m.otherCores);
-  return { ...figuresOf(measurements), otherCores: others.some((cores) => cores === undefined) ? undefined : Math.max(...(others as number[])) };
-}
+type Figures = ReturnType<typeof figuresOf>;
 
 /** An endpoint measured in ROUNDS rounds, each the service then its baseline; its shares are the service's req/s over its baseline's. */
 type Row = Pick<Endpoint, 'name' | 'searchTarget' | 'shareWithoutTarget'> & { chart?: Figures; statements: number; rounds: Array<{ service: Measured; baseline: Measured }>; service: Figures; baseline: Figures } & ReturnType<typeof sharesOf>;
 
 function rowOf({ name, searchTarget, shareWithoutTarget }: Endpoint, statements: number, rounds: Row['rounds'], chart?: Measured): Row {
   const [service, baseline] = [rounds.map((round) => round.service), rounds.map((round) => round.baseline)];
-  return { name, searchTarget, shareWithoutTarget, chart: chart && figuresWithOthers([chart]), statements, rounds, service: figuresWithOthers(service), baseline: figuresWithOthers(baseline), ...sharesOf(service, baseline) };
+  return { name, searchTarget, shareWithoutTarget, chart: chart && figuresOf([chart]), statements, rounds, service: figuresOf(service), baseline: figuresOf(baseline), ...sharesOf(service, baseline) };
 }
 
 /** An endpoint measured on `node dist/main.js` with this many workers. */
 type ProcessRow = { name: string; workers: number; measured: Measured };
 
-const processLabel = (workers: number) => `node dist/main.js WEB_CONCURRENCY=${workers}`;
 function printRows(rows: Row[], ceiling: Measured, processRows: ProcessRow[]): void {
-  const lines: string[][] = [];
-  lines.push(['row', 'req/s', 'p50 ms', 'p99 ms', 'srv µs/req', 'KB/resp', 'others', 'stmts', '% baseline', 'rounds']);
-  lines.push(['bare Koa, constant JSON (ceiling)', ...numbers(figuresWithOthers([ceiling])), '-', '-', '']);
+  const lines = [
+    ['row', 'req/s', 'p50 ms', 'p99 ms', 'srv µs/req', 'KB/resp', 'others', 'stmts', '% baseline', 'rounds'],
+    ['bare Koa, constant JSON (ceiling)', ...numbers(figuresOf([ceiling])), '-', '-', ''],
+  ];
   for (const row of rows) {
     lines.push([`service   ${row.name}`, ...numbers(row.service), String(row.statements), percent(row.share), row.shares.map(percent).join(' ')]);
     lines.push([`  baseline (Koa + pg, 1 statement)`, ...numbers(row.baseline), '1', '', '']);
@@ -307,21 +267,15 @@ function printRows(rows: Row[], ceiling: Measured, processRows: ProcessRow[]): v
   }
   for (const row of processRows) {
     const baseline = rows.find((r) => r.name === row.name)?.baseline;
-    const figures = figuresWithOthers([row.measured]);
+    const figures = figuresOf([row.measured]);
     lines.push([`service   ${row.name}, ${processLabel(row.workers)}`, ...numbers(figures), '-', baseline ? percent(figures.rps / baseline.rps) : '-', '']);
   }
   printTable(lines);
 }
 
 function numbers({ rps, p50, p99, serverUs, kbPerResponse, otherCores }: Figures): string[] {
-  return [
-    rps.toFixed(0),
-    String(p50),
-    String(p99),
-    Number.isFinite(serverUs) ? serverUs.toFixed(0) : '?',
-    kbPerResponse.toFixed(1),
-    otherCores === undefined ? '?' : otherCores.toFixed(2),
-  ];
+  const unknown = (n: number | undefined, digits: number) => (n === undefined || !Number.isFinite(n) ? '?' : n.toFixed(digits));
+  return [rps.toFixed(0), String(p50), String(p99), unknown(serverUs, 0), kbPerResponse.toFixed(1), unknown(otherCores, 2)];
 }
 
 /** The catalogue's figures, checked to hold what the searches measured need (a common word, a miss, a typo, three words). */
@@ -365,20 +319,13 @@ function printLegend(localDatabase: boolean): void {
 
 /** Each row held to its targets (its share of the baseline, its p99, the searches' own). */
 function rowVerdicts(rows: Row[]): Array<{ ok: boolean; text: string }> {
-  const verdicts: Array<{ ok: boolean; text: string }> = [];
-  for (const row of rows) {
-    const { p99, rps } = row.service;
-    if (!row.shareWithoutTarget) {
-      verdicts.push({ ok: row.share >= TARGET_SHARE, text: `${row.name}: ${percent(row.share)} of its baseline's req/s, median of ${row.shares.map(percent).join(', ')} (target >= ${TARGET_SHARE * 100}%)` });
-    }
-    verdicts.push({ ok: p99 < TARGET_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_P99_MS} ms)` });
-    if (row.chart) verdicts.push({ ok: row.chart.p99 < TARGET_CANDLES_P99_MS, text: `${row.name}: p99 ${row.chart.p99} ms at ${CHART_CONNECTIONS} connection, ${p99} ms at ${CONNECTIONS} (target < ${TARGET_CANDLES_P99_MS} ms at ${CHART_CONNECTIONS})` });
-    if (row.searchTarget) {
-      verdicts.push({ ok: rps >= TARGET_SEARCH_RPS, text: `${row.name}: ${rps.toFixed(0)} req/s (target >= ${TARGET_SEARCH_RPS})` });
-      verdicts.push({ ok: p99 < TARGET_SEARCH_P99_MS, text: `${row.name}: p99 ${p99} ms (target < ${TARGET_SEARCH_P99_MS} ms)` });
-    }
-  }
-  return verdicts;
+  return rows.flatMap(({ name, share, shares, service: { p99, rps }, chart, searchTarget, shareWithoutTarget }) => [
+    ...(shareWithoutTarget ? [] : [{ ok: share >= TARGET_SHARE, text: `${name}: ${percent(share)} of its baseline's req/s, median of ${shares.map(percent).join(', ')} (target >= ${TARGET_SHARE * 100}%)` }]),
+    { ok: p99 < TARGET_P99_MS, text: `${name}: p99 ${p99} ms (target < ${TARGET_P99_MS} ms)` },
+    ...(chart ? [{ ok: chart.p99 < TARGET_CANDLES_P99_MS, text: `${name}: p99 ${chart.p99} ms at ${CHART_CONNECTIONS} connection, ${p99} ms at ${CONNECTIONS} (target < ${TARGET_CANDLES_P99_MS} ms at ${CHART_CONNECTIONS})` }] : []),
+    ...(searchTarget ? [{ ok: rps >= TARGET_SEARCH_RPS, text: `${name}: ${rps.toFixed(0)} req/s (target >= ${TARGET_SEARCH_RPS})` }] : []),
+    ...(searchTarget ? [{ ok: p99 < TARGET_SEARCH_P99_MS, text: `${name}: p99 ${p99} ms (target < ${TARGET_SEARCH_P99_MS} ms)` }] : []),
+  ]);
 }
 
 runBench('catalogue', async (defer) => {
@@ -386,20 +333,15 @@ runBench('catalogue', async (defer) => {
   const database = await benchDatabase('bench-catalogue', `catalogue_${EVENTS}`, defer, true);
   postmasterPid = database.postmasterPid;
   const seededSeconds = await prepareCatalogue(database);
-  const service = await startInProcess(database.url);
-  defer(() => service.stop());
+  const service = await startInProcess(database.url, defer);
   // Measured once ready, as a load balancer would send it traffic: its search index read whole.
   await service.ready;
 
   const ceilingApp = new Koa().use((ctx) => {
     ctx.body = { id: 'list', ok: true };
   });
-  const ceiling = await listen(ceilingApp);
-  defer(ceiling.close);
-  const baselineApp = createBaseline(database.url, service.services);
-  defer(baselineApp.close);
-  const baseline = await listen(baselineApp.app);
-  defer(baseline.close);
+  const ceiling = await listen(ceilingApp, defer);
+  const baseline = await listen(createBaseline(database.url, service.services, defer), defer);
 
   const counts = await checkCatalogue(database.url, service.url);
   const busy = await prepareBusyMarket(database.url, service.url, log);
@@ -438,14 +380,12 @@ runBench('catalogue', async (defer) => {
     rows.push(rowOf(endpoint, statements.get(endpoint.name)!, rounds, chart));
   }
 
-  // The endpoints again on the service as deployed, a process of its own: WEB_CONCURRENCY=1, then 2. The
-  // service of this process is stopped first, so that its background work stays out of these rows.
+  // Stopped first, so that its background work stays out of the rows of the service processes.
   await service.stop();
   const processRows: ProcessRow[] = [];
   for (const workers of [1, 2]) {
     log(`starting ${processLabel(workers)} on the same database; measuring ${list.length} rows of ${WARMUP} s + ${ROUNDS * DURATION} s`);
-    const spawned = await startServiceProcess({ databaseUrl: database.url, workers });
-    defer(() => spawned.stop());
+    const spawned = await startServiceProcess({ databaseUrl: database.url, workers }, defer);
     for (const endpoint of list) {
       const answer = JSON.stringify(endpoint.key(await getJson(`${spawned.url}${endpoint.service}`)));
       if (answer !== answers.get(endpoint.name)) {

@@ -20,7 +20,10 @@ import { performance } from 'node:perf_hooks';
 import type { OpenAPIV3 } from 'openapi-types';
 import { emitRequestValidators } from '../codegen/validators.js';
 import { findFreePort } from '../src/db/embedded.js';
-import { autocannon, benchDatabase, benchSeries, durationSetting, ensureBuild, figuresOf, type Measured, percent, printTable, reportTargets, ROOT, RUN, runBench, sharesOf, startServiceProcess } from './lib.js';
+import {
+  autocannon, benchDatabase, benchSeries, type Defer, durationSetting, ensureBuild, fetchText, figuresOf, type Measured, percent, printTable, reportTargets,
+  ROOT, RUN, runBench, sharesOf, startServiceProcess,
+} from './lib.js';
 import { processesCpu } from './proc.js';
 
 const DURATION = durationSetting(2);
@@ -32,15 +35,12 @@ const START_LIMIT_MS = 5000;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 /** A budget no client of the benchmark reaches (all its load comes from one address). */
 const UNREACHABLE_BUDGET = '999999999/1';
+const BUDGETS = ['PUBLIC_READS', 'PRIVATE_READS', 'ORDER_WRITES', 'LOGIN', 'REGISTRATION'].map((name) => [`RATE_LIMIT_${name}`, UNREACHABLE_BUDGET] as const);
 
 type ServerKind = 'plain' | 'full' | 'limited' | 'metrics';
 
 /** A server of the benchmark: its URL and processes. */
-interface Server {
-  url: string;
-  pids: () => number[];
-  metricsUrl?: string;
-}
+type Server = { url: string; pids: () => number[]; metricsUrl?: string };
 
 type RowId = 'plain' | 'literal' | 'templated' | 'limited' | 'metrics';
 
@@ -66,12 +66,6 @@ function pinCpus(): { pin(pid: number): void; text: string } {
   return { pin: (pid) => taskset(String(cpus - 1), pid), text: `servers on CPU ${cpus - 1}, load generator on the others` };
 }
 
-async function expectStatus(url: string, status: number, init?: RequestInit): Promise<void> {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  if (response.status !== status) throw new Error(`${init?.method ?? 'GET'} ${url}: expected ${status}, got ${response.status} ${text}`);
-}
-
 async function load(server: Server, pathAndQuery: string): Promise<Measured> {
   const url = `${server.url}${pathAndQuery}`;
   await autocannon(url, CONNECTIONS, WARMUP);
@@ -83,7 +77,7 @@ async function load(server: Server, pathAndQuery: string): Promise<Measured> {
 }
 
 /** Plain Koa answering constant JSON, in a process of its own. */
-async function startPlainKoa(defer: (step: () => Promise<unknown>) => void): Promise<Server> {
+async function startPlainKoa(defer: Defer): Promise<Server> {
   const child: ChildProcess = fork(path.join(ROOT, 'bench/plain-koa.ts'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   defer(() => Promise.resolve(child.connected && child.disconnect()));
   const port = await new Promise<number>((resolve, reject) => {
@@ -93,20 +87,14 @@ async function startPlainKoa(defer: (step: () => Promise<unknown>) => void): Pro
   return { url: `http://127.0.0.1:${port}`, pids: () => [child.pid!] };
 }
 
-/** The settings of a service server of this kind: budgets it never reaches, or a metrics port. */
-function serviceEnv(kind: ServerKind, metricsPort: number | undefined): Record<string, string> {
-  if (kind === 'limited') return { RATE_LIMITS: 'on', ...Object.fromEntries(['PUBLIC_READS', 'PRIVATE_READS', 'ORDER_WRITES', 'LOGIN', 'REGISTRATION'].map((c) => [`RATE_LIMIT_${c}`, UNREACHABLE_BUDGET])) };
-  return metricsPort ? { METRICS_PORT: String(metricsPort) } : {};
-}
-
 /** The dispatcher really routes and validates: these must not be 200. */
 async function expectRoutingAndValidation(full: string, templated: string, literal: string): Promise<void> {
-  await expectStatus(`${full}/api/events/${templated.split('/')[2]}?with_nested_markets=bogus`, 400);
-  await expectStatus(`${full}/api/search?q=word&limit=0`, 400);
-  await expectStatus(`${full}/api/search?q=word&limit=abc`, 400);
-  await expectStatus(`${full}/nothing/here`, 404);
-  await expectStatus(`${full}${literal}`, 405, { method: 'PATCH' });
-  await expectStatus(`${full}/api/auth/register`, 400, { method: 'POST', body: '{"email":1}', headers: { 'content-type': 'application/json' } });
+  await fetchText(`${full}/api/events/${templated.split('/')[2]}?with_nested_markets=bogus`, {}, 400);
+  await fetchText(`${full}/api/search?q=word&limit=0`, {}, 400);
+  await fetchText(`${full}/api/search?q=word&limit=abc`, {}, 400);
+  await fetchText(`${full}/nothing/here`, {}, 404);
+  await fetchText(`${full}${literal}`, { method: 'PATCH' }, 405);
+  await fetchText(`${full}/api/auth/register`, { method: 'POST', body: '{"email":1}', headers: { 'content-type': 'application/json' } }, 400);
 }
 
 runBench('dispatch', async (defer) => {
@@ -123,9 +111,8 @@ runBench('dispatch', async (defer) => {
   const servers = new Map<ServerKind, Server>();
   let startMs = 0;
   let templated = '';
-  // Each server is started when it is first measured: a Node process that answers a request or two and then
-  // sits idle for some seconds runs about a quarter slower under the load that follows, for tens of seconds
-  // (docs/performance.md, "The HTTP stack"). Started together, the servers measured later would be measured so.
+  // Each server is started when it is first measured: a Node process idle for some seconds after a request or
+  // two runs about a quarter slower under the next load (docs/performance.md, "The HTTP stack").
   const server = async (kind: ServerKind): Promise<Server> => {
     const known = servers.get(kind);
     if (known) return known;
@@ -134,17 +121,18 @@ runBench('dispatch', async (defer) => {
       started = await startPlainKoa(defer);
     } else {
       const metricsPort = kind === 'metrics' ? await findFreePort() : undefined;
-      const env = serviceEnv(kind, metricsPort);
+      // Request budgets that are never reached, or metrics on a port of their own.
+      const env: Record<string, string> =
+        kind === 'limited' ? { RATE_LIMITS: 'on', ...Object.fromEntries(BUDGETS) } : metricsPort ? { METRICS_PORT: String(metricsPort) } : {};
       const begun = performance.now();
-      const spawned = await startServiceProcess({ databaseUrl: database.url, workers: 1, env });
-      defer(() => spawned.stop());
+      const spawned = await startServiceProcess({ databaseUrl: database.url, workers: 1, env }, defer);
       if (kind === 'full') {
         // Start: connect, check the migrations, build the services and the dispatcher, listen; then the first answer.
         const readyMs = performance.now() - begun;
         const { event } = await benchSeries(spawned.url, `BDISPATCH${RUN}`);
         templated = `/events/${await event('E')}/tweet-count`;
         const firstAnswer = performance.now();
-        await expectStatus(`${spawned.url}${templated}`, 200);
+        await fetchText(`${spawned.url}${templated}`, {}, 200);
         startMs = readyMs + performance.now() - firstAnswer;
       }
       started = { url: spawned.url, pids: spawned.pids, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
@@ -165,7 +153,6 @@ runBench('dispatch', async (defer) => {
     { id: 'limited', name: 'full stack with rate limiting, templated GET', server: 'limited', path: templated },
     { id: 'metrics', name: 'full stack + metrics, templated GET', server: 'metrics', path: templated },
   ];
-  // Each target once a round, paired with plain Koa measured just before it or just after (in turn).
   const measured = targets.map(() => ({ rounds: [] as Measured[], plain: [] as Measured[] }));
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, target] of targets.entries()) {
@@ -194,15 +181,8 @@ runBench('dispatch', async (defer) => {
   );
   printTable([
     ['row', 'req/s', 'p50 ms', 'p99 ms', '% plain', 'server µs/req', 'rounds (% plain)'],
-    ...rows.map((row) => [
-      row.name,
-      row.rps.toFixed(0),
-      String(row.p50),
-      String(row.p99),
-      percent(row.share),
-      row.serverUs.toFixed(1),
-      row.id === 'plain' ? `(${row.rounds.length} measurements)` : row.shares.map(percent).join(' '),
-    ]),
+    ...rows.map((row) => [row.name, row.rps.toFixed(0), String(row.p50), String(row.p99), percent(row.share), row.serverUs.toFixed(1),
+      row.id === 'plain' ? `(${row.rounds.length} measurements)` : row.shares.map(percent).join(' ')]),
   ]);
   const cost = rowById('limited').serverUs - rowById('templated').serverUs;
   console.log(`\nrate limiting: ${cost.toFixed(1)} µs of server time per request (limited templated row minus the templated row)`);

@@ -22,13 +22,10 @@ const TARGET_MS = (T + S + 1) * 1000;
 
 runBench('expiry', async (defer) => {
   const database = await benchDatabase('bench-expiry', 'bench_expiry', defer);
-  const service = await startInProcess(database.url, { ORDER_HEARTBEAT_TIMEOUT_SECS: String(T), ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS: String(S) });
-  defer(() => service.stop());
+  const service = await startInProcess(database.url, defer, { ORDER_HEARTBEAT_TIMEOUT_SECS: String(T), ORDER_HEARTBEAT_SWEEP_INTERVAL_SECS: String(S) });
   const base = service.url;
-  const { event, market } = await benchSeries(base, `BEX${RUN}`);
-  const inEvent = await event('E');
-  const tickers: string[] = [];
-  for (let i = 1; i <= MARKETS; i++) tickers.push(await market(String(i), inEvent));
+  const series = await benchSeries(base, `BEX${RUN}`);
+  const tickers = await series.markets('', MARKETS, await series.event('E'));
 
   const round = async (index: number) => {
     const { token, accountId } = await register(base, `bench-expiry-${RUN.toLowerCase()}-${index}@example.com`);

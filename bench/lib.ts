@@ -1,7 +1,7 @@
 /**
- * What the benchmarks share: their settings, their database, the service (in the bench's process or as a
- * process of its own, `node dist/main.js`), the API calls that set up markets and accounts, the figures and
- * the table, and the verdict on their targets.
+ * What the benchmarks share: their settings (docs/performance.md), their database, the service (in the bench's
+ * process or as a process of its own, `node dist/main.js`), the API calls that set up markets and accounts, the
+ * figures and the table, and the verdict on their targets.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -23,8 +23,6 @@ import { connectionsPerProcess, processTree } from './proc.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-// --- settings (docs/performance.md)
-
 /** BENCH_DURATION: seconds measured per row, a positive number; `fallback` when unset. */
 export function durationSetting(fallback: number): number {
   const raw = process.env.BENCH_DURATION?.trim();
@@ -42,13 +40,11 @@ export function refuse(message: string): never {
   process.exit(2);
 }
 
-// --- running a bench
+/** Adds a step to run when the bench ends (stopping what it started). */
+export type Defer = (step: () => Promise<unknown>) => void;
 
-/**
- * Runs `main`, then the steps it deferred (last first, also on SIGINT), and exits: with 1 when `main` threw,
- * else with the exit code the targets set (a client or timer left open must not keep the process alive).
- */
-export function runBench(name: string, main: (defer: (step: () => Promise<unknown>) => void) => Promise<void>): void {
+/** Runs `main`, then its deferred steps (last first; also on SIGINT), and exits: 1 if `main` threw, else the targets' code (open handles must not hold it). */
+export function runBench(name: string, main: (defer: Defer) => Promise<void>): void {
   const steps: Array<() => Promise<unknown>> = [];
   const cleanup = async () => {
     for (const step of steps.splice(0).reverse()) await step().catch((error: unknown) => console.error(`bench:${name}: cleanup:`, error));
@@ -75,11 +71,12 @@ export function reportTargets(verdicts: Array<{ ok: boolean; text: string }>): v
 }
 
 /**
- * A worker thread of the bench, the typed module `file` of bench/ (run under this process's loader, which its
- * execArgv passes on), and how to ask it: each message is answered by `{ ok, result }` or `{ ok: false, error }`.
+ * A worker thread of the bench until it ends, the typed module `file` of bench/ (run under this process's loader,
+ * which its execArgv passes on), and how to ask it: each message is answered by `{ ok, result }` or `{ ok: false, error }`.
  */
-export function startWorker(file: string, workerData?: unknown): { ask<T>(message: unknown): Promise<T>; terminate(): Promise<number> } {
+export function startWorker(file: string, defer: Defer, workerData?: unknown): { ask<T>(message: unknown): Promise<T> } {
   const worker = new Worker(new URL(file, import.meta.url), { workerData });
+  defer(() => worker.terminate());
   const ask = <T>(message: unknown) =>
     new Promise<T>((resolve, reject) => {
       worker.once('message', (answer: { ok: boolean; result?: T; error?: string }) => {
@@ -90,10 +87,8 @@ export function startWorker(file: string, workerData?: unknown): { ask<T>(messag
       worker.once('error', reject);
       worker.postMessage(message);
     });
-  return { ask, terminate: () => worker.terminate() };
+  return { ask };
 }
-
-// --- figures
 
 /** The part of autocannon's result the benchmarks read (autocannon ships no types). */
 interface AutocannonResult {
@@ -118,20 +113,19 @@ export async function autocannon(url: string, connections: number, seconds: numb
   return result;
 }
 
-/** A row measured once: autocannon's result, and the server's time per answered request, µs (NaN when unknown). */
-export interface Measured {
-  result: AutocannonResult;
-  serverUs: number;
-}
+/** A row measured once: autocannon's result, the server's µs per answered request (NaN when unknown), the cores other work kept busy (if counted). */
+export type Measured = { result: AutocannonResult; serverUs: number; otherCores?: number };
 
 /**
  * A row measured in rounds, as one: requests/s the mean of the rounds', p50 and p99 their medians, µs per
- * request and KB per response over all of them.
+ * request and KB per response over all of them, other work the busiest round's (undefined when a round has none).
  */
-export function figuresOf(rounds: readonly Measured[]): { rps: number; p50: number; p99: number; serverUs: number; kbPerResponse: number } {
+export function figuresOf(rounds: readonly Measured[]) {
   const sum = (of: (m: Measured) => number) => rounds.reduce((total, m) => total + of(m), 0);
   const requests = sum((m) => m.result.requests.total);
+  const others = rounds.map((m) => m.otherCores);
   return {
+    otherCores: others.includes(undefined) ? undefined : Math.max(...(others as number[])),
     rps: sum((m) => m.result.requests.average) / rounds.length,
     p50: median(rounds.map((m) => m.result.latency.p50)),
     p99: median(rounds.map((m) => m.result.latency.p99)),
@@ -171,8 +165,6 @@ export function printTable(lines: string[][]): void {
   for (const line of lines.slice(1)) console.log(format(line));
 }
 
-// --- the database
-
 export interface BenchDatabase {
   url: string;
   /** The embedded PostgreSQL's postmaster (undefined on BENCH_DATABASE_URL), for its CPU time. */
@@ -181,11 +173,8 @@ export interface BenchDatabase {
   label: string;
 }
 
-/**
- * BENCH_DATABASE_URL as is, or the database `name` of an embedded PostgreSQL under `.data/<dir>` (git-ignored),
- * created afresh each run unless `keep` (then created when missing).
- */
-export async function benchDatabase(dir: string, name: string, defer: (step: () => Promise<unknown>) => void, keep = false): Promise<BenchDatabase> {
+/** BENCH_DATABASE_URL, or the database `name` of an embedded PostgreSQL in `.data/<dir>` (git-ignored), new each run unless `keep` (then made if missing). */
+export async function benchDatabase(dir: string, name: string, defer: Defer, keep = false): Promise<BenchDatabase> {
   if (DATABASE_URL) return { url: DATABASE_URL, postmasterPid: undefined, label: 'BENCH_DATABASE_URL' };
   const dataDir = path.join(ROOT, '.data', dir);
   console.log(`starting the embedded PostgreSQL in ${path.relative(process.cwd(), dataDir)}`);
@@ -205,32 +194,29 @@ export async function benchDatabase(dir: string, name: string, defer: (step: () 
   return { url: url.toString(), postmasterPid: pid > 0 ? pid : undefined, label: 'embedded' };
 }
 
-// --- the service
-
 /** The operator account of the benches' services, which creates their markets. */
 const ADMIN = { email: 'bench-admin@dots.local', password: 'bench-admin-password' };
-/** Enough for any run's reservations. */
-const STARTING_BALANCE = '100000000';
+
+/** What every bench's service runs with: on 127.0.0.1, no seed, no request budgets (all the load comes from one address), the operator account. */
+const serviceSettings = (databaseUrl: string) => ({
+  HOST: '127.0.0.1',
+  DATABASE_URL: databaseUrl,
+  SEED: 'none',
+  RATE_LIMITS: 'off',
+  ADMIN_EMAIL: ADMIN.email,
+  ADMIN_PASSWORD: ADMIN.password,
+  STARTING_BALANCE: '100000000', // enough for any run's reservations
+});
 
 /**
- * The service as `npm start` runs it (src/server.ts startService), in this process on a free port of
- * 127.0.0.1, LOG_LEVEL (default info) written to /dev/null, without request budgets (all the load comes from
- * one address), with the benches' operator account and `env`.
+ * The service as `npm start` runs it (src/server.ts startService), in this process on a free port, with the benches' settings,
+ * LOG_LEVEL (default info) written to /dev/null, and `env`; stopped when the bench ends.
  */
-export async function startInProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningService> {
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: databaseUrl,
-    SEED: 'none',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-    ADMIN_EMAIL: ADMIN.email,
-    ADMIN_PASSWORD: ADMIN.password,
-    STARTING_BALANCE,
-    RATE_LIMITS: 'off',
-    ...env,
-  });
-  return startService(config, createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: true })));
+export async function startInProcess(databaseUrl: string, defer: Defer, env: Record<string, string> = {}): Promise<RunningService> {
+  const config = loadConfig({ ...serviceSettings(databaseUrl), PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...env });
+  const service = await startService(config, createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: true })));
+  defer(() => service.stop());
+  return service;
 }
 
 export interface ServiceProcess {
@@ -243,6 +229,10 @@ export interface ServiceProcess {
   /** SIGTERM, then waits for exit code 0 (rejects otherwise; killed after STOP_DEADLINE_MS). Idempotent. */
   stop: () => Promise<void>;
 }
+
+export const processLabel = (workers: number) => `node dist/main.js WEB_CONCURRENCY=${workers}`;
+
+type ProcessOptions = { databaseUrl: string; workers: number; env?: Record<string, string> };
 
 const START_DEADLINE_MS = 60_000;
 const STOP_DEADLINE_MS = 30_000;
@@ -292,36 +282,32 @@ function answers200(url: string, agent?: http.Agent): Promise<boolean> {
 }
 
 /**
- * The real service as deployed, `node dist/main.js` (built first if stale), in a process of its own on a free
- * port of 127.0.0.1, on `databaseUrl` with WEB_CONCURRENCY=`workers`, LOG_LEVEL=warn, SEED=none, no request
- * budgets, the benches' operator account and `env` (nothing else of this environment but PATH). Resolves once
- * /readyz answers 200 (its search index read whole) and, with several workers, new connections reach each.
+ * The real service as deployed, `node dist/main.js` (built first if stale), in a process of its own on a free port, with the
+ * benches' settings, WEB_CONCURRENCY=`workers`, LOG_LEVEL=warn and `env` (nothing else of this environment but PATH). Resolves
+ * once /readyz answers 200 (its search index read whole) and, with several workers, new connections reach each; stopped (if not
+ * before) when the bench ends.
  */
-export async function startServiceProcess(options: { databaseUrl: string; workers: number; env?: Record<string, string> }): Promise<ServiceProcess> {
+export async function startServiceProcess(options: ProcessOptions, defer: Defer): Promise<ServiceProcess> {
   await ensureBuild();
   // A free port may be taken before the service binds it: try another.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await spawnService(options, await findFreePort());
+      const service = await spawnService(options, await findFreePort());
+      defer(() => service.stop());
+      return service;
     } catch (error) {
       if (attempt >= 3 || !/EADDRINUSE|address already in use/i.test(String((error as Error).message))) throw error;
     }
   }
 }
 
-async function spawnService(options: { databaseUrl: string; workers: number; env?: Record<string, string> }, port: number): Promise<ServiceProcess> {
+async function spawnService(options: ProcessOptions, port: number): Promise<ServiceProcess> {
   const env: Record<string, string> = {
     ...(process.env.PATH ? { PATH: process.env.PATH } : {}),
-    HOST: '127.0.0.1',
+    ...serviceSettings(options.databaseUrl),
     PORT: String(port),
-    DATABASE_URL: options.databaseUrl,
     WEB_CONCURRENCY: String(options.workers),
     LOG_LEVEL: 'warn',
-    SEED: 'none',
-    RATE_LIMITS: 'off',
-    ADMIN_EMAIL: ADMIN.email,
-    ADMIN_PASSWORD: ADMIN.password,
-    STARTING_BALANCE,
     ...options.env,
   };
   const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -340,7 +326,7 @@ async function spawnService(options: { databaseUrl: string; workers: number; env
     });
   }).finally(() => running.delete(child));
   const url = `http://127.0.0.1:${port}`;
-  const what = `node dist/main.js WEB_CONCURRENCY=${options.workers}`;
+  const what = processLabel(options.workers);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -390,32 +376,35 @@ async function everyWorkerServes(url: string, primary: number, workers: number):
   }
 }
 
-// --- servers of the benches' own
-
-/** `app` on a free port of 127.0.0.1, keeping connections alive across the whole run, as the load generators expect. */
-export async function listen(app: Koa): Promise<{ url: string; close: () => Promise<void> }> {
+/** `app` on a free port of 127.0.0.1 until the bench ends, keeping connections alive across the whole run, as the load generators expect. */
+export async function listen(app: Koa, defer: Defer): Promise<{ url: string }> {
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   server.keepAliveTimeout = 60_000;
-  const close = () => {
+  defer(() => {
     const closed = once(server, 'close');
     server.close();
     server.closeAllConnections();
-    return closed.then(() => {});
-  };
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close };
+    return closed;
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-// --- the API, to set up
+/** The text of `url`'s answer to `init`, which must come with `status` (default: any 2xx). */
+export async function fetchText(url: string, init: RequestInit = {}, status?: number): Promise<string> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  const expected = status === undefined ? response.ok : response.status === status;
+  if (!expected) throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${text.slice(0, 500)}`);
+  return text;
+}
 
 /** One call of the service's API with JSON in and out; anything but a 2xx answer is an error. */
 export async function api<T = unknown>(base: string, method: string, route: string, body?: unknown, token?: string): Promise<T> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${base}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  if (response.status < 200 || response.status > 299) throw new Error(`${method} ${route}: ${response.status} ${text.slice(0, 500)}`);
+  const text = await fetchText(`${base}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
@@ -426,8 +415,8 @@ export async function register(base: string, email: string): Promise<{ token: st
 }
 
 /**
- * The series `series` (a ticker unique to the run), created by the operator account; `market(name)` creates
- * a market in an event of its own, or in `event` (made by `event(name)`), and answers its ticker.
+ * The series `series` (a ticker unique to the run), created by the operator account; `market(name)` creates a market in an
+ * event of its own, or in `event` (made by `event(name)`), and answers its ticker; `markets`, `count` of them (names `name`0...).
  */
 export async function benchSeries(base: string, series: string) {
   const admin = (await api<{ token: string }>(base, 'POST', '/api/auth/login', ADMIN)).token;
@@ -443,7 +432,12 @@ export async function benchSeries(base: string, series: string) {
     await api(base, 'POST', '/api/admin/markets', { ticker, event_ticker: eventTicker, title: `Benchmark market ${name}` }, admin);
     return ticker;
   };
-  return { event, market };
+  const markets = async (name: string, count: number, inEvent?: string) => {
+    const tickers: string[] = [];
+    for (let i = 0; i < count; i++) tickers.push(await market(`${name}${i}`, inEvent));
+    return tickers;
+  };
+  return { event, market, markets };
 }
 
 /** A suffix unique to the run, for tickers and emails on a database kept between runs. */

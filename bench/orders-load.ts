@@ -60,7 +60,8 @@ function presign({ pem, count, method, path, useMs }: Extract<LoadJob, { type: '
   });
 }
 
-function send(agent: http.Agent, port: number, req: WireRequest): Promise<{ status: number; text: string; started: number; ended: number }> {
+/** One request on a connection of `agent`, its body read whole (status 0: a network error); bench:ws places its orders with it too. */
+export function send(agent: http.Agent, port: number, req: WireRequest): Promise<{ status: number; text: string; started: number; ended: number }> {
   return new Promise((resolve) => {
     const signed = req.keyId === undefined ? undefined : signatures.pop();
     if (req.keyId !== undefined && !signed) throw new Error('the pre-signed signatures ran out: raise the count of the row');
@@ -141,5 +142,5 @@ async function answer(job: LoadJob): Promise<void> {
   }
 }
 
-// (answer catches every error and posts it back)
-parentPort!.on('message', (job: LoadJob) => void answer(job));
+// (answer catches every error and posts it back; no parentPort where bench:ws imports `send`)
+parentPort?.on('message', (job: LoadJob) => void answer(job));

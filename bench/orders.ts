@@ -35,7 +35,8 @@ import pLimit from 'p-limit';
 import pg from 'pg';
 import type { RunningService } from '../src/server.js';
 import {
-  api, benchDatabase, benchSeries, durationSetting, fmt, median, percent, percentile, printTable, register, reportTargets, RUN, runBench, sleep, startInProcess, startServiceProcess, startWorker, type ServiceProcess,
+  api, benchDatabase, benchSeries, type Defer, durationSetting, fmt, median, percent, percentile, printTable, processLabel, register, reportTargets, RUN,
+  runBench, sleep, startInProcess, startServiceProcess, startWorker, type ServiceProcess,
 } from './lib.js';
 import type { LoadJob, LoadResult, OnceResult, WireRequest } from './orders-load.js';
 import { type CpuTime, machineCpu, ownThreadCpu, postgresCpuTime, processesCpu } from './proc.js';
@@ -61,20 +62,17 @@ const SIGNED_ROUNDS = 3;
 
 const log = (line: string) => console.log(`bench:orders: ${line}`);
 
-/** The load thread, aimed at the service on `port`. */
-function loadClient(port: number) {
-  const worker = startWorker('./orders-load.ts');
+/** The load thread, aimed at the service on `port`, until the bench ends. */
+function loadClient(port: number, defer: Defer) {
+  const worker = startWorker('./orders-load.ts', defer);
   return {
     load: (clients: WireRequest[][], options: { warmupMs: number; durationMs: number | null; maxRequests?: number; collectIds?: boolean }) =>
       worker.ask<LoadResult>({ type: 'load', port, clients, ...options } satisfies LoadJob),
     presign: (options: Omit<Extract<LoadJob, { type: 'presign' }>, 'type'>) => worker.ask<void>({ type: 'presign', ...options } satisfies LoadJob),
     once: (request: WireRequest) => worker.ask<OnceResult>({ type: 'once', port, request } satisfies LoadJob),
-    close: () => worker.terminate(),
   };
 }
 type LoadClient = ReturnType<typeof loadClient>;
-
-// --- measurements
 
 /** CPU per request, µs, and the system share of it. */
 type CpuPerRequest = { us: number; sysShare?: number };
@@ -189,8 +187,7 @@ async function countStatements<T>(service: RunningService, work: () => Promise<T
 /** Statements from BEGIN to COMMIT, both included (a placement holds its market's lock from the first after BEGIN). */
 const inTransaction = (statements: string[]) => statements.findIndex((s) => /^commit/i.test(s)) - statements.findIndex((s) => /^begin/i.test(s)) + 1;
 
-// --- the baseline: a minimal durable transaction through pg
-
+/** A minimal durable transaction through pg, looped by 32 clients: on rows of their own, on one shared row, or with a pg_notify. */
 async function baseline(url: string, postmasterPid: number | undefined, variant: 'own' | 'shared' | 'notify'): Promise<Row> {
   const clients = Array.from({ length: CONNECTIONS }, () => new pg.Client({ connectionString: url }));
   await Promise.all(clients.map((client) => client.connect()));
@@ -229,23 +226,14 @@ async function baseline(url: string, postmasterPid: number | undefined, variant:
     latencies.sort((a, b) => a - b);
     await setup.query('drop table if exists bench_txn_log, bench_txn_rows');
     const what = { own: 'UPDATE own row; INSERT', shared: 'UPDATE 1 shared row; INSERT', notify: 'UPDATE own row; INSERT; pg_notify' }[variant];
-    return {
-      name: `baseline: ${CONNECTIONS} pg clients, BEGIN; ${what}; COMMIT`,
-      rate: latencies.length / DURATION,
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-      ...usage,
-      statements: variant === 'notify' ? '5' : '4',
-      failed,
-    };
+    const [rate, p50, p99] = [latencies.length / DURATION, percentile(latencies, 50), percentile(latencies, 99)];
+    const statements = variant === 'notify' ? '5' : '4';
+    return { name: `baseline: ${CONNECTIONS} pg clients, BEGIN; ${what}; COMMIT`, rate, p50, p99, ...usage, statements, failed };
   } finally {
     await Promise.all(clients.map((client) => client.end().catch(() => {})));
   }
 }
 
-// --- main
-
-type Defer = Parameters<Parameters<typeof runBench>[1]>[0];
 const place = (token: string, body: Record<string, unknown>): WireRequest => ({ method: 'POST', path: '/api/portfolio/orders', token, body: JSON.stringify(body) });
 const resting = (ticker: string, token: string) => place(token, { ticker, side: 'yes', action: 'buy', count: '1', price: '0.40' });
 const crossing = (ticker: string, token: string) => place(token, { ticker, side: 'no', action: 'buy', count: '1', price: '0.70' });
@@ -257,22 +245,15 @@ async function setUp(defer: Defer) {
   const side = new pg.Client({ connectionString: database.url });
   await side.connect();
   defer(() => side.end());
-  // Many registrations at once: the password hashing queue takes them all.
-  const service = await startInProcess(database.url, { PASSWORD_HASH_QUEUE: '10000' });
-  // Stopped before the rows of `node dist/main.js`, so that its background work stays out of them.
-  defer(() => service.stop());
+  // Many registrations at once: the password hashing queue takes them all. Stopped before the rows of
+  // `node dist/main.js`, so that its background work stays out of them.
+  const service = await startInProcess(database.url, defer, { PASSWORD_HASH_QUEUE: '10000' });
   const base = service.url;
-  const client = loadClient(Number(new URL(base).port));
-  defer(() => client.close());
+  const client = loadClient(Number(new URL(base).port), defer);
 
-  // Markets, each in its own event of one series: one for (a), 16 for (b) and each later flow, one for (c),
-  // and those of the rows of `node dist/main.js` (made here, on the same database).
-  const { market } = await benchSeries(base, `BENCHO-${RUN}`);
-  const markets = async (name: string) => {
-    const tickers: string[] = [];
-    for (let i = 0; i < MARKETS; i++) tickers.push(await market(`${name}${i}`));
-    return tickers;
-  };
+  // Markets, each in its own event: every row's, those of `node dist/main.js` too (made here: the same database).
+  const series = await benchSeries(base, `BENCHO-${RUN}`);
+  const [market, markets] = [series.market, (name: string) => series.markets(name, MARKETS)];
   const single = await market('ONE');
   const [many, signedMarkets, directMarkets, crossMarkets, quoteMarkets] = [await markets('MANY'), await markets('SIGNED'), await markets('DIRECT'), await markets('CROSS'), await markets('QUOTE')];
   const batchMarket = await market('BATCH');
@@ -348,10 +329,7 @@ const batchFlow = ({ makers, takers, quoteMarkets }: Run) =>
     return [batch(makers[k]!, 'yes', '0.40'), batch(takers[k]!, 'no', '0.70')];
   });
 
-/**
- * A row of placements on `tickers`: the rate of orders placed over `seconds`, the latencies, the CPU used
- * (per order placed), and a note of the orders' statuses and the placements per transaction.
- */
+/** A row of placements on `tickers`: orders placed per second, latencies, CPU per order placed, and a note of statuses and placements per transaction. */
 async function figures(side: pg.Client, name: string, tickers: string[], measured: { latencies: number[]; orderStatuses: Record<string, number>; seconds: number; usage: Usage }) {
   const placed = Object.values(measured.orderStatuses).reduce((a, b) => a + b, 0);
   const sorted = Float64Array.from(measured.latencies).sort();
@@ -496,12 +474,10 @@ async function signedRow(run: Run, bearerRow: Row): Promise<{ row: Row; share: n
 async function processRows(run: Run, defer: Defer): Promise<Row[]> {
   const byProcess: Row[][] = [];
   for (const [workers, { one, many }] of run.processMarkets) {
-    log(`starting node dist/main.js WEB_CONCURRENCY=${workers} on the same database`);
-    const spawned = await startServiceProcess({ databaseUrl: run.database.url, workers });
-    defer(() => spawned.stop());
-    const on = { service: spawned, client: loadClient(Number(new URL(spawned.url).port)) };
-    defer(() => on.client.close());
-    const label = `node dist/main.js WEB_CONCURRENCY=${workers}`;
+    const label = processLabel(workers);
+    log(`starting ${label} on the same database`);
+    const spawned = await startServiceProcess({ databaseUrl: run.database.url, workers }, defer);
+    const on = { service: spawned, client: loadClient(Number(new URL(spawned.url).port), defer) };
     const a = await placementRow(run, `(a) place, 1 market, ${CONNECTIONS} clients, ${label}`, [one], { on });
     byProcess.push([a, await placementRow(run, `(b) place, ${MARKETS} markets, ${CONNECTIONS} clients, ${label}`, many, { on })]);
     await spawned.stop();
@@ -515,13 +491,12 @@ type Named = Record<'one' | 'bearer' | 'crossing' | 'batch' | 'own' | 'inProcess
 
 /** The table, its legend and the summary lines. */
 async function report({ side, database, restingOnce, crossingOnce }: Run, rows: Row[], { one, bearer, crossing, batch, own, inProcess }: Named, seconds: { setup: number; measure: number }) {
-  const settings = (
-    await side.query<{ version: string; fsync: string; synchronous_commit: string; preloaded: string; orders: number; trades: number }>(
-      `select current_setting('server_version') as version, current_setting('fsync') as fsync,
-              current_setting('synchronous_commit') as synchronous_commit, current_setting('shared_preload_libraries') as preloaded,
-              (select count(*)::int from orders) as orders, (select count(*)::int from trades) as trades`,
-    )
-  ).rows[0]!;
+  const { rows: facts } = await side.query<{ version: string; fsync: string; synchronous_commit: string; preloaded: string; orders: number; trades: number }>(
+    `select current_setting('server_version') as version, current_setting('fsync') as fsync,
+            current_setting('synchronous_commit') as synchronous_commit, current_setting('shared_preload_libraries') as preloaded,
+            (select count(*)::int from orders) as orders, (select count(*)::int from trades) as trades`,
+  );
+  const settings = facts[0]!;
   console.log(
     `\norders benchmark: PostgreSQL ${settings.version} (${database.label}) (fsync ${settings.fsync}, synchronous_commit ${settings.synchronous_commit}` +
       // Extensions loaded into every backend (pg_stat_statements tracking nested statements, say) slow each statement.
@@ -552,16 +527,16 @@ this process stopped; srv cpu µs/req there is the CPU time of all its processes
       `crossing ${crossingOnce.length} (${inTransaction(crossingOnce)}), each alone; placements arriving while a ` +
       `transaction of placements runs wait and go together in the next one (one at a time per process): on one market ${(1000 / one.rate!).toFixed(1)} ms per placement (1 / rate)`,
   );
-  const ofBaseline = (row: Row) => `${((row.rate! / own.rate!) * 100).toFixed(0)}%`;
+  const ofBaseline = (row: Row) => percent(row.rate! / own.rate!);
   console.log(
     `\nratios to the own-row durable baseline (${fmt(own.rate)}/s): (a) ${ofBaseline(one)}, (b) ${ofBaseline(bearer)}, ` +
       `(d) ${ofBaseline(crossing)} (p99 ${fmt(crossing.p99, 1)} ms), (e) ${ofBaseline(batch)} in orders/s ` +
       `(p99 per batch of ${ORDERS_PER_BATCH} ${fmt(batch.p99, 1)} ms; ${(batch.rate! / bearer.rate!).toFixed(1)} times the single placements of (b)); ` +
-      `without HTTP (g) ${ofBaseline(inProcess)}, (b) being ${((bearer.rate! / inProcess.rate!) * 100).toFixed(0)}% of it`,
+      `without HTTP (g) ${ofBaseline(inProcess)}, (b) being ${percent(bearer.rate! / inProcess.rate!)} of it`,
   );
   // A row's rate with both cores as busy as its CPU per placement allows (rate over the machine's CPU use),
   // against the baseline: a ceiling that only less CPU per placement raises (the load thread's included).
-  const atFullCpu = (row: Row) => (row.machine ? `${((row.rate! / row.machine / own.rate!) * 100).toFixed(0)}%` : '-');
+  const atFullCpu = (row: Row) => (row.machine ? percent(row.rate! / row.machine / own.rate!) : '-');
   console.log(
     `with the whole machine busy at each row's CPU per placement: (a) ${atFullCpu(one)}, (b) ${atFullCpu(bearer)}, ` +
       `(d) ${atFullCpu(crossing)}, (e) ${atFullCpu(batch)}, (g) ${atFullCpu(inProcess)} of the baseline (which ran at ${fmt((own.machine ?? NaN) * 100)}% CPU)`,
@@ -584,7 +559,6 @@ runBench('orders', async (defer) => {
   for (const variant of ['own', 'shared', 'notify'] as const) baselines.push(await baseline(run.database.url, run.database.postmasterPid, variant));
   const signed = await signedRow(run, bearer);
   const inProcess = await inProcessRow(run, `(g) place, ${MARKETS} markets, ${CONNECTIONS} callers in process, no HTTP`, run.directMarkets);
-  // The rows of node dist/main.js have no target: what a second worker buys is what they show.
   const targeted = [one, bearer, cancel, crossing, batch, ...baselines, signed.row, inProcess];
   await run.service.stop();
   const rows = [...targeted, ...(await processRows(run, defer))];

@@ -5,10 +5,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** CPU time in ms, user and system (kernel: for the service and PostgreSQL mostly socket I/O). */
-export interface CpuTime {
-  user: number;
-  sys: number;
-}
+export type CpuTime = { user: number; sys: number };
 
 /** Clock ticks per second of /proc's counters (USER_HZ; 100 on every common Linux build). */
 const ms = (ticks: number) => (ticks * 1000) / 100;
@@ -21,8 +18,10 @@ const read = (file: string) => {
   }
 };
 
+type Stat = { ppid: number; user: number; sys: number; childUser: number; childSys: number };
+
 /** A `/proc/.../stat` file (a process's, or a thread's: `<pid>/task/<tid>`): the parent, and CPU ms of itself and of its reaped children. */
-function readStat(entry: string): { ppid: number; user: number; sys: number; childUser: number; childSys: number } | undefined {
+function readStat(entry: string): Stat | undefined {
   const text = read(`/proc/${entry}/stat`);
   if (text === undefined) return undefined;
   // the command name (field 2) may hold spaces: fields after its closing parenthesis, state(0) ppid(1) ... utime(11)
@@ -43,10 +42,10 @@ export function ownThreadCpu(tid: number): CpuTime | undefined {
 }
 
 /** Every process now: its pid and stat. */
-function allProcesses(): Array<[number, NonNullable<ReturnType<typeof readStat>>]> {
+function allProcesses(): Array<[number, Stat]> {
   return readdirSync('/proc').flatMap((entry) => {
     const stat = /^\d+$/.test(entry) ? readStat(entry) : undefined;
-    return stat ? [[Number(entry), stat] as [number, typeof stat]] : [];
+    return stat ? [[Number(entry), stat] as [number, Stat]] : [];
   });
 }
 
@@ -63,20 +62,13 @@ export function processTree(pid: number): number[] {
   return tree;
 }
 
-/**
- * The CPU time of a PostgreSQL server: the postmaster, its exited children (reaped into its child counters,
- * so that a backend ending between two readings still counts) and its live children.
- */
+/** PostgreSQL's CPU time: the postmaster, its live children and its exited ones (reaped into its counters: a backend ending between readings counts). */
 export function postgresCpuTime(postmaster: number): CpuTime | undefined {
   const main = readStat(String(postmaster));
   if (!main) return undefined;
-  const time = { user: main.user + main.childUser, sys: main.sys + main.childSys };
-  for (const [, stat] of allProcesses()) {
-    if (stat.ppid !== postmaster) continue;
-    time.user += stat.user;
-    time.sys += stat.sys;
-  }
-  return time;
+  const children = allProcesses().filter(([, stat]) => stat.ppid === postmaster);
+  const sum = (of: (stat: Stat) => number) => children.reduce((n, [, stat]) => n + of(stat), 0);
+  return { user: main.user + main.childUser + sum((s) => s.user), sys: main.sys + main.childSys + sum((s) => s.sys) };
 }
 
 /** The whole machine's busy and total CPU time since boot, ms over all cores (/proc/stat's first line). */
@@ -96,10 +88,7 @@ export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } | und
   return status === undefined ? undefined : { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
 }
 
-/**
- * Established TCP connections on `port` held by each of `pids` (Linux: the sockets of /proc/<pid>/fd found in
- * /proc/net/tcp and tcp6); undefined where /proc is missing.
- */
+/** Established TCP connections on `port` held by each of `pids` (their /proc/<pid>/fd sockets found in /proc/net/tcp and tcp6); undefined without /proc. */
 export function connectionsPerProcess(pids: number[], port: number): Map<number, number> | undefined {
   const portHex = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
   const onPort = new Set<string>();

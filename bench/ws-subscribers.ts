@@ -6,20 +6,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 
-export interface SubscribersData {
-  url: string;
-  ticker: string;
-  count: number;
-  channels: string[];
-}
+export type SubscribersData = { url: string; ticker: string; count: number; channels: string[] };
 
 export type SubscribersCommand = 'connect' | 'measure' | 'stop';
 
-export interface SubscribersResult {
-  delays: number[];
-  gaps: number;
-  errors: string[];
-}
+export type SubscribersResult = { delays: number[]; gaps: number; errors: string[] };
 
 const { url, ticker, count, channels } = workerData as SubscribersData;
 const sockets: WebSocket[] = [];

@@ -14,6 +14,7 @@ import http from 'node:http';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { benchDatabase, benchSeries, durationSetting, percentile, register, RUN, runBench, sleep, startServiceProcess, startWorker } from './lib.js';
+import { send } from './orders-load.js';
 import { machineCpu, memoryOf, processesCpu } from './proc.js';
 import type { SubscribersCommand, SubscribersData, SubscribersResult } from './ws-subscribers.js';
 
@@ -35,25 +36,16 @@ function fromProc<T>(value: T | undefined): T {
 }
 
 /** Places an order; answers undefined when it was accepted (201), else what went wrong. */
-function placeOrder(port: number, agent: http.Agent, body: Record<string, string>, token: string): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const payload = Buffer.from(JSON.stringify(body));
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(payload.length) };
-    const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/portfolio/orders', agent, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve(response.statusCode === 201 ? undefined : `${response.statusCode} ${Buffer.concat(chunks).toString().slice(0, 200)}`));
-    });
-    request.on('error', (error) => resolve(String(error)));
-    request.end(payload);
-  });
+async function placeOrder(port: number, agent: http.Agent, body: Record<string, string>, token: string): Promise<string | undefined> {
+  const { status, text } = await send(agent, port, { method: 'POST', path: '/api/portfolio/orders', token, body: JSON.stringify(body) });
+  return status === 201 ? undefined : `${status} ${text.slice(0, 200)}`;
 }
 
 runBench('ws', async (defer) => {
   const database = await benchDatabase('bench-ws', 'bench_ws', defer);
   // All the load comes from one address and one account: the per-client caps would refuse it.
-  const service = await startServiceProcess({ databaseUrl: database.url, workers: 1, env: { WS_MAX_CONNECTIONS_PER_ADDRESS: '100000', WS_SNAPSHOTS_PER_SEC: '1000000' } });
-  defer(() => service.stop());
+  const env = { WS_MAX_CONNECTIONS_PER_ADDRESS: '100000', WS_SNAPSHOTS_PER_SEC: '1000000' };
+  const service = await startServiceProcess({ databaseUrl: database.url, workers: 1, env }, defer);
   const port = Number(new URL(service.url).port);
   const pid = service.pids()[0]!;
   const cpuSeconds = () => {
@@ -68,9 +60,8 @@ runBench('ws', async (defer) => {
   log(`service pid ${pid} on port ${port}, market ${ticker}; resident memory before subscribers ${before.rssMiB.toFixed(1)} MiB`);
   const workers = Array.from({ length: WORKERS }, (_, w) => {
     const data: SubscribersData = { url: `ws://127.0.0.1:${port}/ws`, ticker, channels: CHANNELS, count: Math.floor(SUBSCRIBERS / WORKERS) + (w < SUBSCRIBERS % WORKERS ? 1 : 0) };
-    return startWorker('./ws-subscribers.ts', data);
+    return startWorker('./ws-subscribers.ts', defer, data);
   });
-  for (const worker of workers) defer(() => worker.terminate());
   const all = (command: SubscribersCommand) => Promise.all(workers.map((worker) => worker.ask<SubscribersResult>(command)));
   await all('connect');
   const connected = fromProc(memoryOf(pid));
@@ -79,54 +70,46 @@ runBench('ws', async (defer) => {
   // Open loop at RATE orders per second.
   const agent = new http.Agent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT });
   defer(() => Promise.resolve(agent.destroy()));
-  let sent = 0;
-  let inFlight = 0;
-  let skipped = 0;
-  const failures: string[] = [];
-  let measuredOrders = 0;
+  const orders = { sent: 0, inFlight: 0, skipped: 0, measured: 0, failures: [] as string[] };
   let measuring = false;
-  const place = (body: Record<string, string>, token: string) => placeOrder(port, agent, body, token);
   const fire = () => {
-    if (inFlight >= MAX_IN_FLIGHT) {
-      skipped += 1;
+    if (orders.inFlight >= MAX_IN_FLIGHT) {
+      orders.skipped += 1;
       return;
     }
-    const i = sent++;
+    const i = orders.sent++;
     const counted = measuring;
-    inFlight += 1;
+    orders.inFlight += 1;
     void (i % 2 === 0
-      ? place({ ticker, side: 'yes', action: 'buy', price: `0.${String(1 + ((i / 2) % 30)).padStart(2, '0')}`, count: '1' }, maker)
-      : place({ ticker, side: 'no', action: 'buy', price: '0.99', count: '1', time_in_force: 'IOC' }, taker)
+      ? placeOrder(port, agent, { ticker, side: 'yes', action: 'buy', price: `0.${String(1 + ((i / 2) % 30)).padStart(2, '0')}`, count: '1' }, maker)
+      : placeOrder(port, agent, { ticker, side: 'no', action: 'buy', price: '0.99', count: '1', time_in_force: 'IOC' }, taker)
     ).then((failure) => {
-      inFlight -= 1;
-      if (failure !== undefined) failures.push(failure);
-      else if (counted) measuredOrders += 1;
+      orders.inFlight -= 1;
+      if (failure !== undefined) orders.failures.push(failure);
+      else if (counted) orders.measured += 1;
     });
   };
   const t0 = performance.now();
   let next = 0;
   let memoryPeak = connected.rssMiB;
-  let cpuStart = 0;
-  let machineStart = { busy: 0, total: 0 };
-  let measureStart = 0;
+  let start = { at: 0, cpu: 0, machine: { busy: 0, total: 0 } };
   const memoryTimer = setInterval(() => {
     memoryPeak = Math.max(memoryPeak, memoryOf(pid)?.rssMiB ?? 0);
   }, 500);
   for (let now = 0; now < (WARMUP + DURATION) * 1000; now = performance.now() - t0) {
     if (!measuring && now >= WARMUP * 1000) {
       measuring = true;
-      measureStart = performance.now();
+      const at = performance.now();
       await all('measure');
-      cpuStart = cpuSeconds();
-      machineStart = fromProc(machineCpu());
+      start = { at, cpu: cpuSeconds(), machine: fromProc(machineCpu()) };
     }
     for (; next * (1000 / RATE) <= now; next++) fire();
     await sleep(1);
   }
-  const measuredSecs = (performance.now() - measureStart) / 1000;
+  const measuredSecs = (performance.now() - start.at) / 1000;
   const cpuEnd = cpuSeconds();
   const machineEnd = fromProc(machineCpu());
-  while (inFlight > 0) await sleep(10);
+  while (orders.inFlight > 0) await sleep(10);
   // Let the last messages arrive.
   await sleep(500);
   clearInterval(memoryTimer);
@@ -140,18 +123,18 @@ runBench('ws', async (defer) => {
   const [p50, p90, p99] = [50, 90, 99].map((p) => percentile(delays, p)) as [number, number, number];
   const max = delays.at(-1) ?? NaN;
 
-  log(`orders: ${sent} sent, ${(measuredOrders / measuredSecs).toFixed(0)}/s answered 201 while measured (target rate ${RATE}/s), ${failures.length} failed, ${skipped} skipped (${MAX_IN_FLIGHT} in flight)`);
+  log(`orders: ${orders.sent} sent, ${(orders.measured / measuredSecs).toFixed(0)}/s answered 201 while measured (target rate ${RATE}/s), ${orders.failures.length} failed, ${orders.skipped} skipped (${MAX_IN_FLIGHT} in flight)`);
   log(`delivered: ${messages} order-book deltas and trades measured (${(messages / measuredSecs).toFixed(0)}/s over ${SUBSCRIBERS} subscribers), seq gaps ${gaps}, subscriber errors ${errors.length}`);
   log(`commit -> delivery delay: p50 ${p50.toFixed(1)} ms, p90 ${p90.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms`);
   log(`service memory: ${before.rssMiB.toFixed(1)} MiB before subscribers, ${connected.rssMiB.toFixed(1)} MiB with them, ${after.rssMiB.toFixed(1)} MiB after the run, peak sampled ${memoryPeak.toFixed(1)} MiB (VmHWM ${after.peakMiB.toFixed(1)} MiB)`);
-  const machineBusy = (100 * (machineEnd.busy - machineStart.busy)) / Math.max(1, machineEnd.total - machineStart.total);
-  log(`CPU while measured: the service ${(((cpuEnd - cpuStart) / measuredSecs) * 100).toFixed(0)}% of one core; the whole machine (${os.cpus().length} cores: PostgreSQL, the service, these subscribers and the load) ${machineBusy.toFixed(0)}% busy`);
-  if (measuredOrders / measuredSecs < RATE * 0.9) {
+  const machineBusy = (100 * (machineEnd.busy - start.machine.busy)) / Math.max(1, machineEnd.total - start.machine.total);
+  log(`CPU while measured: the service ${(((cpuEnd - start.cpu) / measuredSecs) * 100).toFixed(0)}% of one core; the whole machine (${os.cpus().length} cores: PostgreSQL, the service, these subscribers and the load) ${machineBusy.toFixed(0)}% busy`);
+  if (orders.measured / measuredSecs < RATE * 0.9) {
     log(`the offered ${RATE} orders/s were not reached: placements on one market are serialised by its row lock, and share this machine's CPU with the subscribers and PostgreSQL`);
   }
-  if (failures.length > 0) log(`failures: ${failures.slice(0, 5).join(' | ')}`);
+  if (orders.failures.length > 0) log(`failures: ${orders.failures.slice(0, 5).join(' | ')}`);
   if (errors.length > 0) log(`subscriber errors: ${errors.slice(0, 5).join(' | ')}`);
-  const met = p99 < TARGET_P99_MS && gaps === 0 && failures.length === 0 && errors.length === 0 && messages > 0;
+  const met = p99 < TARGET_P99_MS && gaps === 0 && orders.failures.length === 0 && errors.length === 0 && messages > 0;
   log(`target p99 < ${TARGET_P99_MS} ms with no gap and no failure: ${met ? 'met' : 'missed'}`);
   process.exitCode = met ? 0 : 1;
 });
