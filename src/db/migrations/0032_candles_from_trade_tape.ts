@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 
 /**
- * Candles are no longer written by the trading transaction itself but by the rollup refresh that follows it
- * (src/domain/trading/rollups.ts), from the trade tape: `market_candle_marks.last_trade_id` is the last trade
+ * Candles are written by the rollup refresh that follows each trading transaction (src/domain/trading/rollups.ts),
+ * off the transaction itself, from the trade tape: `market_candle_marks.last_trade_id` is the last trade
  * of each market that the market's candles hold. A market's trades are made under its lock, so they commit in
  * id order, and every trade after the mark is one the candles still lack. Markets without a row have had none
  * of their trades counted. Filled here with each market's last trade, which the candles already hold.
