@@ -106,10 +106,12 @@ describe('a burst of bad sign-ins', () => {
     expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
     // One address may hold every hashing place (running and waiting), no more: the rest are refused at once.
     // A place a finished hash frees while the burst is still arriving goes to a later request of the burst.
+    // The valid sign-in comes from the same address: when it was hashed, it held one of those places.
     const { concurrency, queue } = loadAbuseConfig({}).passwordHashing;
     const lastRefusal = Math.max(...answers.filter((a) => a.status === 429).map((a) => a.at));
     const freedMeanwhile = answers.filter((a) => a.status === 401 && a.at < lastRefusal).length;
-    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(100 - concurrency - queue - freedMeanwhile);
+    const heldByValid = valid.status === 429 ? 0 : 1;
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(100 - concurrency - queue - freedMeanwhile - heldByValid);
     expect(answers.find((a) => a.status === 429)!.retryAfter).toBe('1');
     // within 1 s; on a machine so loaded that one sign-in alone takes longer, within 1.5 times that
     console.log(`valid sign-in during the burst: ${valid.status} in ${validMs.toFixed(0)} ms (alone: ${aloneMs.toFixed(0)} ms)`);
