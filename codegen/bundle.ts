@@ -2,16 +2,18 @@ import { bundle, loadConfig } from '@redocly/openapi-core';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3 } from 'openapi-types';
 import { expandAliases } from './aliases.js';
-import { applyApiKeySecurity } from './api-key-security.js';
+import { applyCatalogueCaching } from './catalogue-caching.js';
 import { joinDescriptions } from './descriptions.js';
+import { applySecurity } from './security.js';
 import { applySharedResponses } from './shared-responses.js';
 
 /**
  * Bundles the split source into one document: every file referenced from a path lands under the root
  * `components` (Dredd and most generators want one self-contained file with named components), and every
- * `x-aliases` is expanded (see aliases.ts), after every `x-api-key-scope` has been given the security of the
- * session token and the two signature schemes (api-key-security.ts), every operation the shared refusals
- * it can answer (shared-responses.ts) and the shared prose it names (descriptions.ts).
+ * `x-aliases` is expanded (see aliases.ts), after every operation has been given the security its budget and
+ * API key scope imply (security.ts), every catalogue read its caching
+ * (catalogue-caching.ts), every operation the shared refusals it can answer (shared-responses.ts) and the
+ * shared prose it names (descriptions.ts).
  */
 export async function bundleDocument(rootFile: string): Promise<OpenAPIV3.Document> {
   const config = await loadConfig({});
@@ -21,9 +23,10 @@ export async function bundleDocument(rootFile: string): Promise<OpenAPIV3.Docume
     throw new Error(`bundling ${rootFile} failed:\n${problems.map((p) => `- ${p.message}`).join('\n')}`);
   }
   const doc = result.bundle.parsed as OpenAPIV3.Document;
-  applyApiKeySecurity(doc);
   // Aliases last: they copy what the steps before give their originals.
   const steps: Array<[string, (doc: OpenAPIV3.Document) => string[]]> = [
+    ['the security cannot be added', applySecurity],
+    ['the catalogue reads cannot be given their caching', applyCatalogueCaching],
     ['the shared responses cannot be added', applySharedResponses],
     ['the shared descriptions cannot be joined', joinDescriptions],
     ['the aliases cannot be expanded', expandAliases],

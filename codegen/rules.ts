@@ -1,6 +1,6 @@
 import type { OpenAPIV3 } from 'openapi-types';
 import { listOperations, resolveRef } from './operations.js';
-import { SIGNED_REQUIREMENTS } from './api-key-security.js';
+import { SIGNED_REQUIREMENTS } from './security.js';
 
 /** Verbs an operationId may start with (verbNoun, e.g. `listCompatEvents`). */
 const VERBS = [

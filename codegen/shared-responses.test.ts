@@ -16,7 +16,7 @@ function doc(paths: Record<string, unknown>, components = SHARED_RESPONSES.map((
 const statuses = (document: OpenAPIV3.Document, path: string, method: 'get' | 'post' = 'get') => Object.keys(document.paths[path]?.[method]?.responses ?? {});
 
 describe('applySharedResponses', () => {
-  it('adds 431 and 503 everywhere, 429 with a budget, 400 with a parameter or body, and 408, 413, 415 with a body', () => {
+  it('adds 431 and 503 everywhere, 429 with a budget, 400 with a parameter or body, 404 with a path parameter, and 408, 413, 415 with a body', () => {
     const document = doc({
       '/bare': { get: { responses: { 200: ok } } },
       '/budget': { get: { 'x-rate-limit': 'public-reads', responses: { 200: ok } } },
@@ -28,7 +28,7 @@ describe('applySharedResponses', () => {
     expect(statuses(document, '/bare')).toEqual(['200', '431', '503']);
     expect(statuses(document, '/budget')).toEqual(['200', '429', '431', '503']);
     expect(statuses(document, '/query')).toEqual(['200', '400', '431', '503']);
-    expect(statuses(document, '/item/{id}')).toEqual(['200', '400', '431', '503']);
+    expect(statuses(document, '/item/{id}')).toEqual(['200', '400', '404', '431', '503']);
     expect(statuses(document, '/body', 'post')).toEqual(['201', '400', '408', '413', '415', '429', '431', '503']);
     expect(document.paths['/body']?.post?.responses).toMatchObject({
       400: ref('BadRequest'),
@@ -39,6 +39,24 @@ describe('applySharedResponses', () => {
       431: ref('HeaderFieldsTooLarge'),
       503: ref('ServiceUnavailable'),
     });
+  });
+
+  it('adds 401 where a token is needed, 403 where a role or key scope is named, and 404 where the path names something', () => {
+    const document = doc({
+      '/public': { get: { security: [], responses: { 200: ok } } },
+      '/token': { get: { responses: { 200: ok } } },
+      '/keyed': { get: { 'x-api-key-scope': 'read', responses: { 200: ok } } },
+      '/admin': { get: { 'x-required-role': 'ADMIN', responses: { 200: ok } } },
+      '/thing/{id}': { get: { security: [], responses: { 200: ok } } },
+    });
+    document.security = [{ bearerAuth: [] }];
+    expect(applySharedResponses(document)).toEqual([]);
+    expect(statuses(document, '/public')).toEqual(['200', '431', '503']);
+    expect(statuses(document, '/token')).toEqual(['200', '401', '431', '503']);
+    expect(statuses(document, '/keyed')).toEqual(['200', '401', '403', '431', '503']);
+    expect(statuses(document, '/admin')).toEqual(['200', '401', '403', '431', '503']);
+    expect(statuses(document, '/thing/{id}')).toEqual(['200', '404', '431', '503']);
+    expect(document.paths['/keyed']?.get?.responses).toMatchObject({ 401: ref('Unauthorized'), 403: ref('Forbidden') });
   });
 
   it("keeps an operation's own response for a shared status", () => {
@@ -63,6 +81,9 @@ describe('applySharedResponses', () => {
   it('refuses a row whose component the document lacks', () => {
     const document = doc({ '/a': { get: { responses: { 200: ok } } } }, ['BadRequest']);
     expect(applySharedResponses(document)).toEqual([
+      'components.responses.Unauthorized (the shared 401) is missing',
+      'components.responses.Forbidden (the shared 403) is missing',
+      'components.responses.NotFound (the shared 404) is missing',
       'components.responses.RequestTimeout (the shared 408) is missing',
       'components.responses.PayloadTooLarge (the shared 413) is missing',
       'components.responses.UnsupportedMediaType (the shared 415) is missing',
