@@ -35,8 +35,10 @@ export interface Endpoint {
   searchTarget?: boolean;
   /** Its share of the baseline's requests/s printed, but not held to TARGET_SHARE (the misses: see the top). */
   shareWithoutTarget?: boolean;
-  /** Held to TARGET_CANDLES_P99_MS too (the busy market's candlesticks). */
+  /** Held to TARGET_CANDLES_P99_MS (the busy market's candlesticks). */
   candlesTarget?: boolean;
+  /** A busy market's row: its share and p99 printed, held to no target of the catalogue's reads. */
+  busyMarket?: boolean;
 }
 
 /** The market measured for its price history and book, and the end of its history (Unix seconds). */
@@ -130,7 +132,7 @@ export function marketEndpoints(busy: BusyMarket): Endpoint[] {
     };
   });
   const rows = (body: Body) => body as unknown as Level[];
-  return [
+  const endpoints: Endpoint[] = [
     ...candles,
     {
       name: `GET /api/markets/{ticker}/orderbook (busy market, ${RESTING_ORDERS} orders)`,
@@ -147,4 +149,5 @@ export function marketEndpoints(busy: BusyMarket): Endpoint[] {
       baselineKey: (body) => [levels(rows(body), 'bid', (p) => p, 1), levels(rows(body), 'ask', (p) => p, -1)],
     },
   ];
+  return endpoints.map((endpoint) => ({ ...endpoint, busyMarket: true }));
 }

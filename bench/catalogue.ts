@@ -22,11 +22,12 @@
  * against `node dist/main.js` (bench/lib.ts startServiceProcess) with WEB_CONCURRENCY=1 and 2, the in-process
  * service stopped first; no target there.
  *
- * Targets (exit code 1 when one is missed): each endpoint at least 80% of its baseline's requests/s (the
- * median of the rounds' shares) with p99 under 100 ms, but for the misses, whose share is printed without a
- * target; the deep keyset page's p50 at most 1.5 times the first page's; the searches' miss, typo and
- * three-word rows at least 500 requests/s with p99 under 50 ms; the candlesticks' rows p99 under 50 ms at 1
- * connection (the verdict shows their p99 at 32 beside it). A miss costs its baseline almost nothing but
+ * Targets (exit code 1 when one is missed): each catalogue read at least 80% of its baseline's requests/s
+ * (the median of the rounds' shares) with p99 under 100 ms, but for the misses, whose share is printed without
+ * a target; the deep keyset page's p50 at most 1.5 times the first page's; the searches' miss, typo and
+ * three-word rows at least 500 requests/s with p99 under 50 ms. The busy market's rows are held to their own
+ * target only: the candlesticks' p99 under 50 ms at 1 connection (the verdict shows their p99 at 32 beside
+ * it); the books' figures are printed with none. A miss costs its baseline almost nothing but
  * HTTP, so its share is the service's fixed cost per request (ids, dispatch, validation, ETag, access log)
  * against a bare handler's, which bench:dispatch holds to a target of its own.
  */
@@ -245,11 +246,11 @@ async function countStatements(service: RunningService, url: string): Promise<nu
 type Figures = ReturnType<typeof figuresOf>;
 
 /** An endpoint measured in ROUNDS rounds, each the service then its baseline; its shares are the service's req/s over its baseline's. */
-type Row = Pick<Endpoint, 'name' | 'searchTarget' | 'shareWithoutTarget'> & { chart?: Figures; statements: number; rounds: Array<{ service: Measured; baseline: Measured }>; service: Figures; baseline: Figures } & ReturnType<typeof sharesOf>;
+type Row = Pick<Endpoint, 'name' | 'searchTarget' | 'shareWithoutTarget' | 'busyMarket'> & { chart?: Figures; statements: number; rounds: Array<{ service: Measured; baseline: Measured }>; service: Figures; baseline: Figures } & ReturnType<typeof sharesOf>;
 
-function rowOf({ name, searchTarget, shareWithoutTarget }: Endpoint, statements: number, rounds: Row['rounds'], chart?: Measured): Row {
+function rowOf({ name, searchTarget, shareWithoutTarget, busyMarket }: Endpoint, statements: number, rounds: Row['rounds'], chart?: Measured): Row {
   const [service, baseline] = [rounds.map((round) => round.service), rounds.map((round) => round.baseline)];
-  return { name, searchTarget, shareWithoutTarget, chart: chart && figuresOf([chart]), statements, rounds, service: figuresOf(service), baseline: figuresOf(baseline), ...sharesOf(service, baseline) };
+  return { name, searchTarget, shareWithoutTarget, busyMarket, chart: chart && figuresOf([chart]), statements, rounds, service: figuresOf(service), baseline: figuresOf(baseline), ...sharesOf(service, baseline) };
 }
 
 /** An endpoint measured on `node dist/main.js` with this many workers. */
@@ -319,9 +320,9 @@ function printLegend(localDatabase: boolean): void {
 
 /** Each row held to its targets (its share of the baseline, its p99, the searches' own). */
 function rowVerdicts(rows: Row[]): Array<{ ok: boolean; text: string }> {
-  return rows.flatMap(({ name, share, shares, service: { p99, rps }, chart, searchTarget, shareWithoutTarget }) => [
-    ...(shareWithoutTarget ? [] : [{ ok: share >= TARGET_SHARE, text: `${name}: ${percent(share)} of its baseline's req/s, median of ${shares.map(percent).join(', ')} (target >= ${TARGET_SHARE * 100}%)` }]),
-    { ok: p99 < TARGET_P99_MS, text: `${name}: p99 ${p99} ms (target < ${TARGET_P99_MS} ms)` },
+  return rows.flatMap(({ name, share, shares, service: { p99, rps }, chart, searchTarget, shareWithoutTarget, busyMarket }) => [
+    ...(shareWithoutTarget || busyMarket ? [] : [{ ok: share >= TARGET_SHARE, text: `${name}: ${percent(share)} of its baseline's req/s, median of ${shares.map(percent).join(', ')} (target >= ${TARGET_SHARE * 100}%)` }]),
+    ...(busyMarket ? [] : [{ ok: p99 < TARGET_P99_MS, text: `${name}: p99 ${p99} ms (target < ${TARGET_P99_MS} ms)` }]),
     ...(chart ? [{ ok: chart.p99 < TARGET_CANDLES_P99_MS, text: `${name}: p99 ${chart.p99} ms at ${CHART_CONNECTIONS} connection, ${p99} ms at ${CONNECTIONS} (target < ${TARGET_CANDLES_P99_MS} ms at ${CHART_CONNECTIONS})` }] : []),
     ...(searchTarget ? [{ ok: rps >= TARGET_SEARCH_RPS, text: `${name}: ${rps.toFixed(0)} req/s (target >= ${TARGET_SEARCH_RPS})` }] : []),
     ...(searchTarget ? [{ ok: p99 < TARGET_SEARCH_P99_MS, text: `${name}: p99 ${p99} ms (target < ${TARGET_SEARCH_P99_MS} ms)` }] : []),
