@@ -2,17 +2,14 @@ import etag from 'etag';
 import type { Context } from 'koa';
 import { operationFactsOf } from './operation-facts.js';
 
-/** Tags of the public catalogue's operations (native and compatibility shapes). */
-const CATALOGUE_TAGS = new Set(['catalogue', 'compat']);
-
 type CachePolicy = 'catalogue' | 'private';
 
 /**
  * HTTP caching by operation, applied once the response is ready (from the request lifecycle):
- * - public catalogue reads (GET, no token, tagged catalogue or compat) answering 200 get a strong `ETag` of
- *   their body and `Cache-Control: public, max-age=<CATALOGUE_CACHE_MAX_AGE_SECS>` (`public, no-cache` at 0:
- *   stored, but revalidated each time); a request whose `If-None-Match` names that ETag is answered 304
- *   without a body;
+ * - public catalogue reads (the operations that document 304: codegen gives it to every public GET tagged
+ *   catalogue or compat) answering 200 get a strong `ETag` of their body and
+ *   `Cache-Control: public, max-age=<CATALOGUE_CACHE_MAX_AGE_SECS>` (`public, no-cache` at 0: stored, but
+ *   revalidated each time); a request whose `If-None-Match` names that ETag is answered 304 without a body;
  * - operations that need a token get `Cache-Control: private, no-store` on every answer.
  * Others are left as their handlers answer them.
  */
@@ -20,7 +17,7 @@ export function httpCaching(document: object, maxAgeSecs: number): (ctx: Context
   const policies = new Map<string, CachePolicy>();
   for (const operation of operationFactsOf(document)) {
     if (!operation.public) policies.set(operation.operationId, 'private');
-    else if (operation.method === 'GET' && operation.tags.some((tag) => CATALOGUE_TAGS.has(tag))) policies.set(operation.operationId, 'catalogue');
+    else if (operation.revalidates) policies.set(operation.operationId, 'catalogue');
   }
   const publicControl = maxAgeSecs > 0 ? `public, max-age=${maxAgeSecs}` : 'public, no-cache';
   return (ctx) => {

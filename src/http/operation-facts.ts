@@ -11,7 +11,8 @@ export interface OperationFacts {
   hasBody: boolean;
   /** Names of its header parameters and of the headers its security schemes read (API keys), lower case. */
   headers: string[];
-  tags: string[];
+  /** Documents 304: a public catalogue read, whose 200 carries an ETag to revalidate with. */
+  revalidates: boolean;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -50,7 +51,7 @@ export function operationFactsOf(document: object): OperationFacts[] {
         public: security.length === 0 || security.some((requirement) => Object.keys(requirement).length === 0),
         hasBody: operation.requestBody !== undefined,
         headers: [...new Set([...parameters.filter((p) => p?.in === 'header').map((p) => p.name.toLowerCase()), ...schemeHeaders])],
-        tags: operation.tags ?? [],
+        revalidates: operation.responses?.['304'] !== undefined,
       });
     }
   }
