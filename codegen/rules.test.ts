@@ -14,26 +14,23 @@ function doc(paths: Record<string, Record<string, unknown>>, bare = false): Open
       }
     }
   }
-  const forbidden = { description: 'Forbidden', content: { 'application/json': { schema: { type: 'object' } } } };
-  return { openapi: '3.0.3', info: { title: 't', version: '1' }, paths, components: { responses: { Forbidden: forbidden } } } as unknown as OpenAPIV3.Document;
+  return { openapi: '3.0.3', info: { title: 't', version: '1' }, paths };
 }
 
 describe('findContractProblems: API keys, budgets and shared refusals', () => {
-  it('holds an operation taking API keys to its scope, all three requirements and 403; and the others to no signature scheme', () => {
+  it('holds an operation taking API keys to its scope, all three requirements; and the others to no signature scheme', () => {
     const signed = [{ bearerAuth: [] }, { kalshiAccessKey: [], kalshiAccessTimestamp: [], kalshiAccessSignature: [] }, { polyAddress: [], polyApiKey: [], polyPassphrase: [], polyTimestamp: [], polySignature: [] }];
-    const forbidden = { 403: { $ref: '#/components/responses/Forbidden' } };
     const problems = findContractProblems(
       doc({
-        '/good': { get: { operationId: 'getGood', summary: 's', 'x-api-key-scope': 'read', security: signed, responses: { 200: ok, ...forbidden } } },
+        '/good': { get: { operationId: 'getGood', summary: 's', 'x-api-key-scope': 'read', security: signed, responses: { 200: ok } } },
         '/half': { get: { operationId: 'getHalf', summary: 's', 'x-api-key-scope': 'trade', security: signed.slice(0, 2), responses: { 200: ok } } },
-        '/scope': { get: { operationId: 'getScope', summary: 's', 'x-api-key-scope': 'admin', security: signed, responses: { 200: ok, ...forbidden } } },
+        '/scope': { get: { operationId: 'getScope', summary: 's', 'x-api-key-scope': 'admin', security: signed, responses: { 200: ok } } },
         '/stray': { get: { operationId: 'getStray', summary: 's', security: signed, responses: { 200: ok } } },
       }),
     );
     expect(problems).toEqual([
       'GET /half: with x-api-key-scope, security must list the requirement {polyAddress, polyApiKey, polyPassphrase, polySignature, polyTimestamp}',
       'GET /half: with x-api-key-scope, security lists exactly bearerAuth and the two signature schemes',
-      "GET /half: with x-api-key-scope, response 403 must be $ref '#/components/responses/Forbidden'",
       'GET /scope: x-api-key-scope must be read or trade',
       'GET /stray: names a signature scheme in security without x-api-key-scope',
     ]);
